@@ -1,0 +1,176 @@
+// The contract's request and response shapes, shared by the server (validation) and the client (typing).
+import { z } from 'zod';
+
+/** Limits written in CONTRACT.md; one place so server, client and docs agree. */
+export const LIMITS = {
+  bodyBytes: 16 * 1024,
+  metadataBytes: 8 * 1024,
+  metadataDepth: 5,
+  emailChars: 254,
+  entryNameChars: 200,
+  sourceChars: 100,
+  projectNameChars: 100,
+  keyNameChars: 100,
+  userNameChars: 200,
+  passwordMin: 8,
+  passwordMax: 200,
+  pageLimitMax: 100,
+  pageLimitDefault: 20,
+  searchChars: 200,
+} as const;
+
+export const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Depth of a JSON value: a scalar is 0, `{}` or `[]` is 1, `{a:{}}` is 2. */
+export function jsonDepth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let max = 0;
+  for (const child of Object.values(value as Record<string, unknown>)) {
+    const d = jsonDepth(child);
+    if (d > max) max = d;
+  }
+  return max + 1;
+}
+
+const trimmedEmail = z
+  .string()
+  .trim()
+  .max(LIMITS.emailChars, `Email must be at most ${LIMITS.emailChars} characters`)
+  .pipe(z.email('Invalid email address'));
+
+export const metadataSchema = z
+  .record(z.string(), z.unknown(), 'Metadata must be a JSON object')
+  .superRefine((value, ctx) => {
+    if (jsonDepth(value) > LIMITS.metadataDepth) {
+      ctx.addIssue({ code: 'custom', message: `Metadata must nest at most ${LIMITS.metadataDepth} levels` });
+    }
+    if (Buffer.byteLength(JSON.stringify(value)) > LIMITS.metadataBytes) {
+      ctx.addIssue({ code: 'custom', message: `Metadata must be at most ${LIMITS.metadataBytes} bytes serialised` });
+    }
+  });
+
+const optionalName = (max: number) =>
+  z.string().trim().max(max, `Name must be at most ${max} characters`);
+
+// ---- auth ----
+export const signupBody = z.strictObject({
+  email: trimmedEmail,
+  password: z
+    .string()
+    .min(LIMITS.passwordMin, `Password must be at least ${LIMITS.passwordMin} characters`)
+    .max(LIMITS.passwordMax, `Password must be at most ${LIMITS.passwordMax} characters`),
+  name: optionalName(LIMITS.userNameChars).optional(),
+});
+export const loginBody = z.strictObject({
+  email: trimmedEmail,
+  password: z.string().min(1, 'Password is required').max(LIMITS.passwordMax),
+});
+
+// ---- projects ----
+const projectName = z
+  .string()
+  .trim()
+  .min(1, 'Name is required')
+  .max(LIMITS.projectNameChars, `Name must be at most ${LIMITS.projectNameChars} characters`);
+export const slugSchema = z
+  .string()
+  .min(3, 'Slug must be at least 3 characters')
+  .max(48, 'Slug must be at most 48 characters')
+  .regex(SLUG_RE, 'Slug may contain only a-z, 0-9 and single inner hyphens');
+export const createProjectBody = z.strictObject({ name: projectName, slug: slugSchema.optional() });
+export const updateProjectBody = z.strictObject({ name: projectName });
+
+// ---- keys ----
+const keyName = z
+  .string()
+  .trim()
+  .min(1, 'Name is required')
+  .max(LIMITS.keyNameChars, `Name must be at most ${LIMITS.keyNameChars} characters`);
+export const createKeyBody = z.strictObject({ name: keyName });
+export const updateKeyBody = z.strictObject({ name: keyName });
+
+// ---- join and entries ----
+export const joinBody = z.strictObject({
+  email: trimmedEmail,
+  name: optionalName(LIMITS.entryNameChars).optional(),
+  source: z
+    .string()
+    .trim()
+    .min(1, 'Source must not be empty')
+    .max(LIMITS.sourceChars, `Source must be at most ${LIMITS.sourceChars} characters`)
+    .optional(),
+  metadata: metadataSchema.optional(),
+});
+export const updateEntryBody = z
+  .strictObject({
+    name: optionalName(LIMITS.entryNameChars).nullable().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .refine((b) => b.name !== undefined || b.metadata !== undefined, {
+    message: 'Give name and/or metadata',
+    path: ['name'],
+  });
+
+const intParam = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return fallback;
+      if (Array.isArray(v) || !/^\d{1,9}$/.test(v)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer` });
+        return z.NEVER;
+      }
+      const n = Number(v);
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const searchParam = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v, ctx) => {
+    if (Array.isArray(v)) {
+      ctx.addIssue({ code: 'custom', message: 'search must be given once' });
+      return z.NEVER;
+    }
+    const s = v?.trim();
+    if (s && s.length > LIMITS.searchChars) {
+      ctx.addIssue({ code: 'custom', message: `search must be at most ${LIMITS.searchChars} characters` });
+      return z.NEVER;
+    }
+    return s ? s : undefined;
+  });
+
+export const pageQuery = z.object({
+  page: intParam('page', 1, 1_000_000_000, 1),
+  limit: intParam('limit', 1, LIMITS.pageLimitMax, LIMITS.pageLimitDefault),
+});
+export const entryListQuery = pageQuery.extend({ search: searchParam });
+export const EXPORT_FORMATS = ['json', 'ndjson', 'csv'] as const;
+export const exportQuery = z.object({
+  format: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return 'json' as const;
+      if (typeof v === 'string' && (EXPORT_FORMATS as readonly string[]).includes(v)) {
+        return v as (typeof EXPORT_FORMATS)[number];
+      }
+      ctx.addIssue({ code: 'custom', message: `format must be one of ${EXPORT_FORMATS.join(', ')}` });
+      return z.NEVER;
+    }),
+  search: searchParam,
+});
+
+export type SignupBody = z.infer<typeof signupBody>;
+export type LoginBody = z.infer<typeof loginBody>;
+export type CreateProjectBody = z.infer<typeof createProjectBody>;
+export type JoinBody = z.infer<typeof joinBody>;
+export type UpdateEntryBody = z.infer<typeof updateEntryBody>;
+export type PageQuery = z.infer<typeof pageQuery>;
+export type EntryListQuery = z.infer<typeof entryListQuery>;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];

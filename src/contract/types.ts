@@ -1,0 +1,115 @@
+// Response shapes of the contract: what the server sends and the client reads.
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'validation_failed'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'signup_closed'
+  | 'not_found'
+  | 'email_taken'
+  | 'slug_taken'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal';
+
+/** HTTP status of each error code, as the contract fixes it. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  signup_closed: 403,
+  not_found: 404,
+  email_taken: 409,
+  slug_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+};
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export interface SuccessEnvelope<T> {
+  status: 'success';
+  message: string;
+  data: T;
+  timestamp: number;
+}
+
+export interface ErrorEnvelope {
+  status: 'error';
+  message: string;
+  error: { code: ErrorCode; issues?: Issue[] };
+  timestamp: number;
+}
+
+export type Envelope<T> = SuccessEnvelope<T> | ErrorEnvelope;
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export interface User {
+  userId: string;
+  email: string;
+  name: string | null;
+  createdAt: string;
+}
+
+export interface Project {
+  projectId: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKey {
+  keyId: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedApiKey extends ApiKey {
+  key: string;
+}
+
+export interface Entry {
+  entryId: string;
+  email: string;
+  name: string | null;
+  source: string;
+  metadata: Record<string, unknown>;
+  ip: string | null;
+  country: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface JoinResult {
+  entryId: string;
+  email: string;
+  createdAt: string;
+}
+
+export interface Stats {
+  total: number;
+  today: number;
+  last7Days: number;
+  perDay: { date: string; count: number }[];
+  topSources: { source: string; count: number }[];
+  topCountries: { country: string; count: number }[];
+}

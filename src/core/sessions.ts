@@ -1,0 +1,33 @@
+// Sessions: a 256-bit random token in the cookie, only its SHA-256 in the database, sliding expiry.
+import type { Store, UserRow } from '../db/store.js';
+import { randomToken, sha256 } from './crypto.js';
+
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+// Extend at most once a day, so a busy dashboard does not write on every request.
+const EXTEND_AFTER_MS = 24 * 3600 * 1000;
+
+/** Starts a session for the user and returns the token to put in the cookie. */
+export async function createSession(store: Store, userId: string): Promise<string> {
+  const token = randomToken(32);
+  const now = Date.now();
+  await store.insertSession({ tokenHash: sha256(token), userId, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  return token;
+}
+
+/** The user of a live session token, extending the session when due; undefined otherwise. */
+export async function userForToken(store: Store, token: string): Promise<UserRow | undefined> {
+  if (!token || token.length > 200) return undefined;
+  const hash = sha256(token);
+  const now = Date.now();
+  const found = await store.sessionByHash(hash, now);
+  if (!found) return undefined;
+  if (found.session.expiresAt - now < SESSION_TTL_MS - EXTEND_AFTER_MS) {
+    await store.extendSession(hash, now + SESSION_TTL_MS);
+  }
+  return found.user;
+}
+
+/** Revokes one session server-side. */
+export async function endSession(store: Store, token: string): Promise<void> {
+  await store.deleteSession(sha256(token));
+}

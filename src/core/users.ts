@@ -1,0 +1,56 @@
+// Accounts: sign-up (first user, or open sign-up), log-in, and the local admin operations.
+import bcrypt from 'bcrypt';
+import type { Store, UserRow } from '../db/store.js';
+import type { LoginBody, SignupBody } from '../contract/schemas.js';
+import { AppError } from './errors.js';
+import { newId } from './ids.js';
+
+export const BCRYPT_COST = 10;
+// Compared against when the email is unknown, so both failures take the same time.
+const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', BCRYPT_COST);
+const BAD_LOGIN = 'Invalid email or password';
+
+export const normEmail = (email: string) => email.trim().toLowerCase();
+
+/** Creates an account; open when the server has no user yet or `openSignup` is on. */
+export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
+  if (!openSignup && (await store.countUsers()) > 0) {
+    throw new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
+  }
+  return addUser(store, body);
+}
+
+/** Inserts a user with a bcrypt-hashed password; 409 email_taken when the email exists. */
+export async function addUser(store: Store, body: SignupBody): Promise<UserRow> {
+  const now = Date.now();
+  const row: UserRow = {
+    id: newId('usr'),
+    email: body.email,
+    emailNorm: normEmail(body.email),
+    name: body.name ? body.name : null,
+    passwordHash: await bcrypt.hash(body.password, BCRYPT_COST),
+    createdAt: now,
+    updatedAt: now,
+  };
+  if ((await store.insertUser(row)) === 'duplicate') {
+    throw new AppError('email_taken', 'An account with this email already exists');
+  }
+  return row;
+}
+
+/** Checks email and password; the same 401 for an unknown email and a wrong password. */
+export async function login(store: Store, body: LoginBody): Promise<UserRow> {
+  const user = await store.userByEmail(normEmail(body.email));
+  const ok = await bcrypt.compare(body.password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) throw new AppError('unauthorized', BAD_LOGIN);
+  return user;
+}
+
+/** Sets a new password and ends every session of the user. */
+export async function resetPassword(store: Store, email: string, password: string): Promise<UserRow> {
+  const user = await store.userByEmail(normEmail(email));
+  if (!user) throw new AppError('not_found', `No user with email ${email}`);
+  await store.setUserPassword(user.id, await bcrypt.hash(password, BCRYPT_COST), Date.now());
+  await store.deleteUserSessions(user.id);
+  return user;
+}

@@ -1,0 +1,21 @@
+// Chooses the database once, where the store is created; everything above sees only `Store`.
+import type { Store } from './store.js';
+
+export interface DbConfig {
+  /** SQLite file path (used when no databaseUrl). */
+  file: string;
+  /** PostgreSQL URL; when set, PostgreSQL is used. */
+  databaseUrl?: string | undefined;
+}
+
+/** Opens the configured database and applies pending migrations. */
+export async function openStore(config: DbConfig): Promise<Store> {
+  if (config.databaseUrl) {
+    const { openPgStore } = await import('./pg/store.js');
+    return openPgStore(config.databaseUrl);
+  }
+  const { openSqliteStore } = await import('./sqlite/store.js');
+  return openSqliteStore(config.file);
+}
+
+export type { Store } from './store.js';

@@ -1,0 +1,1 @@
+export function openPgStore(_u: string): never { throw new Error("pg pending"); }

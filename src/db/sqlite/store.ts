@@ -1,0 +1,340 @@
+// SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed: every
+// insert queued during one event-loop turn is written in one transaction, and each caller's promise
+// settles only after that transaction has committed.
+import Database from 'better-sqlite3';
+import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import {
+  escapeLike,
+  type Counted,
+  type EntryRow,
+  type InsertEntryResult,
+  type KeyRow,
+  type PageArgs,
+  type ProjectRow,
+  type SessionRow,
+  type StatsRows,
+  type Store,
+  type UserRow,
+} from '../store.js';
+import * as s from './schema.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const DAY_MS = 86_400_000;
+
+interface Pending {
+  row: EntryRow;
+  keyId: string;
+  resolve: (r: InsertEntryResult) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
+export function openSqliteStore(file: string): Store {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a commit is fsynced before the 201 goes out, so even a power cut keeps acknowledged joins.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema: s });
+  migrate(db, { migrationsFolder: MIGRATIONS });
+  return new SqliteStore(sqlite, db);
+}
+
+class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  private queue: Pending[] = [];
+  private readonly insertEntryStmt;
+  private readonly touchKeyStmt;
+  private readonly keyAuthStmt;
+  private readonly projectBySlugStmt;
+  private readonly insertBatch;
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    private readonly db: BetterSQLite3Database<typeof s>,
+  ) {
+    this.insertEntryStmt = sqlite.prepare(
+      `INSERT INTO entries (id, project_id, email, email_norm, name, source, metadata, ip, country,
+         user_agent, created_at, updated_at, deleted_at)
+       VALUES (@id, @projectId, @email, @emailNorm, @name, @source, @metadata, @ip, @country,
+         @userAgent, @createdAt, @updatedAt, NULL)
+       ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`,
+    );
+    this.touchKeyStmt = sqlite.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    this.keyAuthStmt = sqlite.prepare(
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+       FROM api_keys WHERE lookup = ?`,
+    );
+    this.projectBySlugStmt = sqlite.prepare(
+      `SELECT id, user_id AS userId, name, slug, created_at AS createdAt, updated_at AS updatedAt,
+         deleted_at AS deletedAt FROM projects WHERE slug = ? AND deleted_at IS NULL`,
+    );
+    this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
+      const used = new Map<string, number>();
+      const out = batch.map(({ row, keyId }) => {
+        used.set(keyId, row.createdAt);
+        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+      });
+      for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
+      return out;
+    });
+  }
+
+  // ---- users ----
+  async countUsers() {
+    return this.db.select({ n: count() }).from(s.users).get()?.n ?? 0;
+  }
+  async insertUser(row: UserRow) {
+    const r = this.db.insert(s.users).values(row).onConflictDoNothing().run();
+    return r.changes === 1 ? ('inserted' as const) : ('duplicate' as const);
+  }
+  async userByEmail(emailNorm: string) {
+    return this.db.select().from(s.users).where(eq(s.users.emailNorm, emailNorm)).get();
+  }
+  async userById(id: string) {
+    return this.db.select().from(s.users).where(eq(s.users.id, id)).get();
+  }
+  async setUserPassword(id: string, passwordHash: string, now: number) {
+    const r = this.db.update(s.users).set({ passwordHash, updatedAt: now }).where(eq(s.users.id, id)).run();
+    return r.changes === 1;
+  }
+
+  // ---- sessions ----
+  async insertSession(row: SessionRow) {
+    this.db.insert(s.sessions).values(row).run();
+  }
+  async sessionByHash(tokenHash: string, now: number) {
+    const r = this.db
+      .select({ session: s.sessions, user: s.users })
+      .from(s.sessions)
+      .innerJoin(s.users, eq(s.users.id, s.sessions.userId))
+      .where(and(eq(s.sessions.tokenHash, tokenHash), sql`${s.sessions.expiresAt} > ${now}`))
+      .get();
+    return r ?? undefined;
+  }
+  async extendSession(tokenHash: string, expiresAt: number) {
+    this.db.update(s.sessions).set({ expiresAt }).where(eq(s.sessions.tokenHash, tokenHash)).run();
+  }
+  async deleteSession(tokenHash: string) {
+    this.db.delete(s.sessions).where(eq(s.sessions.tokenHash, tokenHash)).run();
+  }
+  async deleteUserSessions(userId: string) {
+    this.db.delete(s.sessions).where(eq(s.sessions.userId, userId)).run();
+  }
+
+  // ---- projects ----
+  async insertProject(row: ProjectRow) {
+    const r = this.db.insert(s.projects).values(row).onConflictDoNothing().run();
+    return r.changes === 1 ? ('inserted' as const) : ('duplicate' as const);
+  }
+  async listProjects(userId: string, page: PageArgs): Promise<Counted<ProjectRow>> {
+    const where = and(eq(s.projects.userId, userId), isNull(s.projects.deletedAt));
+    return this.paged(s.projects, where, desc(s.projects.id), page);
+  }
+  async projectForUser(userId: string, idOrSlug: string) {
+    return this.db
+      .select()
+      .from(s.projects)
+      .where(
+        and(
+          eq(s.projects.userId, userId),
+          isNull(s.projects.deletedAt),
+          or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug)),
+        ),
+      )
+      .get();
+  }
+  async projectBySlug(slug: string) {
+    return this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
+  }
+  async projectByIdAny(id: string) {
+    return this.db.select().from(s.projects).where(eq(s.projects.id, id)).get();
+  }
+  async renameProject(id: string, name: string, now: number) {
+    return this.db
+      .update(s.projects)
+      .set({ name, updatedAt: now })
+      .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+      .returning()
+      .get();
+  }
+  async softDeleteProject(id: string, now: number) {
+    return this.db
+      .update(s.projects)
+      .set({ deletedAt: now })
+      .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+      .returning()
+      .get();
+  }
+  async restoreProject(id: string, now: number) {
+    return this.db
+      .update(s.projects)
+      .set({ deletedAt: null, updatedAt: now })
+      .where(eq(s.projects.id, id))
+      .returning()
+      .get();
+  }
+
+  // ---- api keys ----
+  async insertKey(row: KeyRow) {
+    this.db.insert(s.apiKeys).values(row).run();
+  }
+  async listKeys(projectId: string, page: PageArgs): Promise<Counted<KeyRow>> {
+    const where = and(eq(s.apiKeys.projectId, projectId), isNull(s.apiKeys.revokedAt));
+    return this.paged(s.apiKeys, where, desc(s.apiKeys.id), page);
+  }
+  private liveKey(projectId: string, keyId: string) {
+    return and(eq(s.apiKeys.projectId, projectId), eq(s.apiKeys.id, keyId), isNull(s.apiKeys.revokedAt));
+  }
+  async keyInProject(projectId: string, keyId: string) {
+    return this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)).get();
+  }
+  async renameKey(projectId: string, keyId: string, name: string, now: number) {
+    return this.db
+      .update(s.apiKeys)
+      .set({ name, updatedAt: now })
+      .where(this.liveKey(projectId, keyId))
+      .returning()
+      .get();
+  }
+  async revokeKey(projectId: string, keyId: string, now: number) {
+    return this.db
+      .update(s.apiKeys)
+      .set({ revokedAt: now, updatedAt: now })
+      .where(this.liveKey(projectId, keyId))
+      .returning()
+      .get();
+  }
+  async keyForAuth(lookup: string) {
+    return this.keyAuthStmt.get(lookup) as
+      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
+      | undefined;
+  }
+
+  // ---- entries ----
+  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, keyId, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush() {
+    const batch = this.queue;
+    this.queue = [];
+    try {
+      const results = this.insertBatch.immediate(batch);
+      batch.forEach((p, i) => p.resolve(results[i]!));
+    } catch {
+      // One bad row must not fail its neighbours: retry each on its own transaction.
+      for (const p of batch) {
+        try {
+          p.resolve(this.insertBatch.immediate([p])[0]!);
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+    }
+  }
+
+  private entryFilter(projectId: string, search?: string): SQL {
+    const live = and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
+    if (!search) return live;
+    const pattern = `%${escapeLike(search.toLowerCase())}%`;
+    return and(
+      live,
+      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`,
+    )!;
+  }
+  async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
+    return this.paged(s.entries, this.entryFilter(projectId, search), desc(s.entries.id), page);
+  }
+  async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
+    const base = this.entryFilter(projectId, search);
+    return this.db
+      .select()
+      .from(s.entries)
+      .where(beforeId ? and(base, lt(s.entries.id, beforeId)) : base)
+      .orderBy(desc(s.entries.id))
+      .limit(limit)
+      .all();
+  }
+  private liveEntry(projectId: string, entryId: string) {
+    return and(eq(s.entries.projectId, projectId), eq(s.entries.id, entryId), isNull(s.entries.deletedAt));
+  }
+  async entryInProject(projectId: string, entryId: string) {
+    return this.db.select().from(s.entries).where(this.liveEntry(projectId, entryId)).get();
+  }
+  async updateEntry(
+    projectId: string,
+    entryId: string,
+    patch: { name?: string | null; metadata?: string },
+    now: number,
+  ) {
+    return this.db
+      .update(s.entries)
+      .set({ ...patch, updatedAt: now })
+      .where(this.liveEntry(projectId, entryId))
+      .returning()
+      .get();
+  }
+  async softDeleteEntry(projectId: string, entryId: string, now: number) {
+    return this.db
+      .update(s.entries)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(this.liveEntry(projectId, entryId))
+      .returning()
+      .get();
+  }
+  async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
+    const live = this.entryFilter(projectId);
+    const day = sql<number>`(${s.entries.createdAt} / ${sql.raw(String(DAY_MS))})`;
+    const total = this.db.select({ n: count() }).from(s.entries).where(live).get()?.n ?? 0;
+    const perDay = this.db
+      .select({ day, count: count() })
+      .from(s.entries)
+      .where(and(live, sql`${s.entries.createdAt} >= ${sinceDay * DAY_MS}`))
+      .groupBy(day)
+      .all();
+    const topSources = this.db
+      .select({ source: s.entries.source, count: count() })
+      .from(s.entries)
+      .where(live)
+      .groupBy(s.entries.source)
+      .orderBy(desc(count()), s.entries.source)
+      .limit(10)
+      .all();
+    const topCountries = this.db
+      .select({ country: sql<string>`${s.entries.country}`, count: count() })
+      .from(s.entries)
+      .where(and(live, sql`${s.entries.country} IS NOT NULL`))
+      .groupBy(s.entries.country)
+      .orderBy(desc(count()), s.entries.country)
+      .limit(10)
+      .all();
+    return { total, perDay: perDay.map((r) => ({ day: Number(r.day), count: r.count })), topSources, topCountries };
+  }
+
+  private paged<T>(
+    table: typeof s.projects | typeof s.apiKeys | typeof s.entries,
+    where: SQL | undefined,
+    order: SQL,
+    page: PageArgs,
+  ): Counted<T> {
+    const total = this.db.select({ n: count() }).from(table).where(where).get()?.n ?? 0;
+    const rows =
+      page.offset >= total
+        ? []
+        : this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset).all();
+    return { rows: rows as T[], total };
+  }
+
+  async close() {
+    if (this.queue.length) this.flush();
+    this.sqlite.close();
+  }
+}

@@ -1,0 +1,149 @@
+// The one interface core code sees. Each dialect (src/db/sqlite, src/db/pg) implements it; nothing
+// outside src/db knows which database is underneath. Times are epoch milliseconds.
+
+export interface UserRow {
+  id: string;
+  email: string;
+  emailNorm: string;
+  name: string | null;
+  passwordHash: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SessionRow {
+  tokenHash: string;
+  userId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface ProjectRow {
+  id: string;
+  userId: string;
+  name: string;
+  slug: string;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+export interface KeyRow {
+  id: string;
+  projectId: string;
+  name: string;
+  lookup: string;
+  prefix: string;
+  secretHash: string;
+  createdAt: number;
+  updatedAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** What the join path needs about a key, in one indexed read. */
+export interface KeyAuthRow {
+  id: string;
+  projectId: string;
+  secretHash: string;
+  revokedAt: number | null;
+}
+
+export interface EntryRow {
+  id: string;
+  projectId: string;
+  email: string;
+  emailNorm: string;
+  name: string | null;
+  source: string;
+  metadata: string; // serialised JSON object
+  ip: string | null;
+  country: string | null;
+  userAgent: string | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+export interface PageArgs {
+  offset: number;
+  limit: number;
+}
+
+export interface Counted<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface StatsRows {
+  total: number;
+  /** Count per UTC day number (floor(ms / 86_400_000)) from `sinceDay` on. */
+  perDay: { day: number; count: number }[];
+  topSources: { source: string; count: number }[];
+  topCountries: { country: string; count: number }[];
+}
+
+export type InsertEntryResult = 'inserted' | 'duplicate';
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'pg';
+
+  // users
+  countUsers(): Promise<number>;
+  insertUser(row: UserRow): Promise<'inserted' | 'duplicate'>;
+  userByEmail(emailNorm: string): Promise<UserRow | undefined>;
+  userById(id: string): Promise<UserRow | undefined>;
+  setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+
+  // sessions
+  insertSession(row: SessionRow): Promise<void>;
+  /** The session and its user, when the session exists and has not expired at `now`. */
+  sessionByHash(tokenHash: string, now: number): Promise<{ session: SessionRow; user: UserRow } | undefined>;
+  extendSession(tokenHash: string, expiresAt: number): Promise<void>;
+  deleteSession(tokenHash: string): Promise<void>;
+  deleteUserSessions(userId: string): Promise<void>;
+
+  // projects (all reads skip soft-deleted rows unless named otherwise)
+  insertProject(row: ProjectRow): Promise<'inserted' | 'duplicate'>;
+  listProjects(userId: string, page: PageArgs): Promise<Counted<ProjectRow>>;
+  projectForUser(userId: string, idOrSlug: string): Promise<ProjectRow | undefined>;
+  /** A live project by slug, for the join route. */
+  projectBySlug(slug: string): Promise<ProjectRow | undefined>;
+  /** Any project by id, soft-deleted included (admin restore). */
+  projectByIdAny(id: string): Promise<ProjectRow | undefined>;
+  renameProject(id: string, name: string, now: number): Promise<ProjectRow | undefined>;
+  softDeleteProject(id: string, now: number): Promise<ProjectRow | undefined>;
+  restoreProject(id: string, now: number): Promise<ProjectRow | undefined>;
+
+  // api keys (reads skip revoked keys)
+  insertKey(row: KeyRow): Promise<void>;
+  listKeys(projectId: string, page: PageArgs): Promise<Counted<KeyRow>>;
+  keyInProject(projectId: string, keyId: string): Promise<KeyRow | undefined>;
+  renameKey(projectId: string, keyId: string, name: string, now: number): Promise<KeyRow | undefined>;
+  revokeKey(projectId: string, keyId: string, now: number): Promise<KeyRow | undefined>;
+  /** The key by its lookup id, revoked or not, for the join route. */
+  keyForAuth(lookup: string): Promise<KeyAuthRow | undefined>;
+
+  // entries (reads skip soft-deleted rows)
+  /** Inserts unless a live entry of the project has the same emailNorm; resolves after the commit. */
+  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult>;
+  listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>>;
+  /** Up to `limit` entries older than `beforeId` (newest first), for streaming exports. */
+  entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string): Promise<EntryRow[]>;
+  entryInProject(projectId: string, entryId: string): Promise<EntryRow | undefined>;
+  updateEntry(
+    projectId: string,
+    entryId: string,
+    patch: { name?: string | null; metadata?: string },
+    now: number,
+  ): Promise<EntryRow | undefined>;
+  softDeleteEntry(projectId: string, entryId: string, now: number): Promise<EntryRow | undefined>;
+  stats(projectId: string, sinceDay: number): Promise<StatsRows>;
+
+  close(): Promise<void>;
+}
+
+/** Escapes LIKE wildcards so a user's `%`, `_` and `\` match literally (use with ESCAPE '\'). */
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,24 @@
+// createApp(deps) → a Polka app with every route, ready to mount on any server (tests use port 0).
+import polka, { type Polka } from 'polka';
+import type { Deps, Req } from './context.js';
+import { onError, onNoMatch, send } from './http.js';
+import { apiGuard, baseHeaders, requireSession } from './middleware.js';
+import { authRoutes } from './routes/auth.js';
+import { entryRoutes } from './routes/entries.js';
+import { joinRoutes } from './routes/join.js';
+import { keyRoutes } from './routes/keys.js';
+import { projectRoutes } from './routes/projects.js';
+
+export function createApp(deps: Deps): Polka<Req> {
+  const app = polka<Req>({ onError: onError as never, onNoMatch });
+  app.use(baseHeaders, apiGuard(deps));
+  app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
+  joinRoutes(app, deps);
+  authRoutes(app, deps);
+  // Everything else under /api needs a session.
+  app.use('/api/project', requireSession);
+  projectRoutes(app, deps);
+  keyRoutes(app, deps);
+  entryRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,150 @@
+// Envelope writing, strict JSON body reading, query parsing, and the one error → response mapping.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ZodError, type z } from 'zod';
+import type { Issue } from '../contract/types.js';
+import { LIMITS } from '../contract/schemas.js';
+import { AppError } from '../core/errors.js';
+import type { Req } from './context.js';
+
+export { AppError };
+
+/** Writes a success envelope. */
+export function send(res: ServerResponse, status: number, message: string, data: unknown): void {
+  const body = JSON.stringify({ status: 'success', message, data, timestamp: Date.now() });
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Writes an error envelope for an AppError (issues only on validation failures). */
+export function sendError(res: ServerResponse, err: AppError): void {
+  const error: { code: string; issues?: Issue[] } = { code: err.code };
+  if (err.issues?.length) error.issues = err.issues;
+  const body = JSON.stringify({ status: 'error', message: err.message, error, timestamp: Date.now() });
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  res.statusCode = err.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** One issue per offending field, `path` dotted; unknown keys named one by one. */
+export function zodIssues(err: ZodError, readOnly: readonly string[] = []): Issue[] {
+  const out: Issue[] = [];
+  for (const i of err.issues) {
+    const base = i.path.map(String);
+    if (i.code === 'unrecognized_keys') {
+      for (const key of i.keys) {
+        const path = [...base, key].join('.');
+        out.push({ path, message: readOnly.includes(key) ? `${key} cannot be changed` : `Unknown field "${key}"` });
+      }
+    } else {
+      const path = base.join('.');
+      if (!out.some((o) => o.path === path)) out.push({ path, message: i.message });
+    }
+  }
+  return out;
+}
+
+export const validationFailed = (issues: Issue[]) => new AppError('validation_failed', 'Validation failed', issues);
+
+/** True when the request carries a body (declared length > 0 or chunked). */
+export function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+export function isJsonType(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  if (!type) return false;
+  const mime = type.split(';', 1)[0]!.trim().toLowerCase();
+  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
+}
+
+/** Reads the raw body, refusing with 413 as soon as it passes `limit` bytes (whatever Content-Length says). */
+export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        cleanup();
+        req.resume(); // drain and discard the rest; the response closes the connection
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(c);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (e: Error) => {
+      cleanup();
+      reject(e);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+const tooLarge = (limit: number) =>
+  new AppError('payload_too_large', `Request body must be at most ${limit} bytes`, undefined, { Connection: 'close' });
+
+/** Reads and validates a JSON body: 413 too large, 415 not JSON, 400 invalid_json, 400 validation_failed. */
+export async function readJson<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+  readOnly: readonly string[] = [],
+): Promise<z.output<S>> {
+  if (Number(req.headers['content-length']) > LIMITS.bodyBytes) throw tooLarge(LIMITS.bodyBytes);
+  if (!isJsonType(req)) {
+    throw new AppError('unsupported_media_type', 'Content-Type must be application/json', undefined, hasBody(req) ? { Connection: 'close' } : undefined);
+  }
+  const raw = await readBody(req);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_json', 'Request body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationFailed([{ path: '', message: 'Request body must be a JSON object' }]);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationFailed(zodIssues(parsed.error, readOnly));
+  return parsed.data;
+}
+
+/** Validates `req.query` against a schema, answering 400 validation_failed. */
+export function parseQuery<S extends z.ZodType>(req: Req, schema: S): z.output<S> {
+  const parsed = schema.safeParse(req.query ?? {});
+  if (!parsed.success) throw validationFailed(zodIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Polka's onError: AppError → its envelope; anything else → logged, generic 500. */
+export function onError(err: unknown, req: Req, res: ServerResponse): void {
+  if (res.headersSent) {
+    if (!(err instanceof AppError)) console.error(`[${req.id ?? '-'}] error after response started:`, err);
+    res.destroy();
+    return;
+  }
+  if (err instanceof AppError) return sendError(res, err);
+  if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
+  console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error:`, err);
+  sendError(res, new AppError('internal', 'Internal server error'));
+}
+
+/** Polka's onNoMatch: an envelope 404 for unknown routes. */
+export function onNoMatch(req: Req, res: ServerResponse): void {
+  sendError(res, new AppError('not_found', `No route for ${req.method} ${req.path}`));
+}

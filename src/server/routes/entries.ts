@@ -1,0 +1,58 @@
+// Waitlist entries and stats of one of the user's projects (session).
+//   GET    /api/project/:projectId/waitlist                listEntries
+//   GET    /api/project/:projectId/waitlist/export         exportEntries
+//   GET    /api/project/:projectId/waitlist/:entryId       getEntry
+//   PUT    /api/project/:projectId/waitlist/:entryId       updateEntry
+//   DELETE /api/project/:projectId/waitlist/:entryId       deleteEntry
+//   GET    /api/project/:projectId/stats                   getStats
+import type { Polka } from 'polka';
+import { entryListQuery, exportQuery, updateEntryBody } from '../../contract/schemas.js';
+import * as entries from '../../core/entries.js';
+import { getProject } from '../../core/projects.js';
+import { toEntry, withDeletedAt } from '../../core/serialize.js';
+import { userOf, type Deps, type Req } from '../context.js';
+import { parseQuery, readJson, send } from '../http.js';
+import { pageArgs, pageOf } from '../paging.js';
+import { streamExport } from '../export.js';
+
+const READ_ONLY = ['entryId', 'email', 'source', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt'];
+
+export function entryRoutes(app: Polka<Req>, { store }: Deps) {
+  const project = (req: Req) => getProject(store, userOf(req).id, req.params.projectId!);
+
+  app.get('/api/project/:projectId/waitlist', async (req, res) => {
+    const p = await project(req);
+    const q = parseQuery(req, entryListQuery);
+    const { rows, total } = await entries.listEntries(store, p.id, pageArgs(q), q.search);
+    send(res, 200, 'Waitlist entries', pageOf(rows.map(toEntry), q, total));
+  });
+
+  app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
+    const p = await project(req);
+    const q = parseQuery(req, exportQuery);
+    await streamExport(res, p.slug, q.format, entries.iterateEntries(store, p.id, q.search));
+  });
+
+  app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
+    const p = await project(req);
+    send(res, 200, 'Waitlist entry', toEntry(await entries.getEntry(store, p.id, req.params.entryId!)));
+  });
+
+  app.put('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
+    const p = await project(req);
+    await entries.getEntry(store, p.id, req.params.entryId!);
+    const body = await readJson(req, updateEntryBody, READ_ONLY);
+    send(res, 200, 'Waitlist entry updated', toEntry(await entries.updateEntry(store, p.id, req.params.entryId!, body)));
+  });
+
+  app.delete('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
+    const p = await project(req);
+    const e = await entries.deleteEntry(store, p.id, req.params.entryId!);
+    send(res, 200, 'Waitlist entry deleted', withDeletedAt(toEntry(e), e.deletedAt));
+  });
+
+  app.get('/api/project/:projectId/stats', async (req, res) => {
+    const p = await project(req);
+    send(res, 200, 'Project stats', await entries.projectStats(store, p.id));
+  });
+}

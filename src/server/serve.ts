@@ -1,0 +1,57 @@
+// `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openStore, type DbConfig } from '../db/index.js';
+import { KeyVerifier } from '../core/keys.js';
+import { createApp } from './app.js';
+import type { ServerOptions } from './context.js';
+import { JoinLimiter } from './ratelimit.js';
+
+export interface ServeConfig extends ServerOptions, DbConfig {
+  port: number;
+  host: string;
+}
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  hasUsers: boolean;
+  close(): Promise<void>;
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startServer(config: ServeConfig): Promise<RunningServer> {
+  const store = await openStore(config);
+  const deps = {
+    store,
+    options: config,
+    keys: new KeyVerifier(store),
+    joinLimiter: config.rateLimit ? new JoinLimiter(config.joinLimit, config.joinWindowSec) : null,
+  };
+  const app = createApp(deps);
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, app.handler as never);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${addr.port}`,
+    server,
+    hasUsers: (await store.countUsers()) > 0,
+    close() {
+      closing ??= (async () => {
+        // Stop accepting; idle keep-alive sockets go now, busy ones after their response.
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
