@@ -1,10 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+// The HTTP suite runs twice when TEST_DATABASE_URL is set: on SQLite and on PostgreSQL.
+const pg = Boolean(process.env.TEST_DATABASE_URL);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/pg/**'], env: { WAITLIST_TEST_DB: 'sqlite' } },
+      },
+      ...(pg
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'pg',
+                include: ['test/server/**/*.test.ts', 'test/pg/**/*.test.ts'],
+                env: { WAITLIST_TEST_DB: 'pg' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -1,3 +1,5 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+
 // The one interface core code sees. Each dialect (src/db/sqlite, src/db/pg) implements it; nothing
 // outside src/db knows which database is underneath. Times are epoch milliseconds.
 
@@ -85,6 +87,16 @@ export interface StatsRows {
 
 export type InsertEntryResult = 'inserted' | 'duplicate';
 
+export interface LimiterOptions {
+  /** Distinguishes limiters sharing one store, e.g. `join`, `login-ip`. */
+  keyPrefix: string;
+  points: number;
+  /** Window in seconds. */
+  duration: number;
+  /** Seconds a key stays blocked once over the limit (0: until the window ends). */
+  blockDuration?: number;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'pg';
 
@@ -139,6 +151,9 @@ export interface Store {
   ): Promise<EntryRow | undefined>;
   softDeleteEntry(projectId: string, entryId: string, now: number): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
+
+  /** A rate limiter whose counters live where every instance sharing this database sees them. */
+  rateLimiter(opts: LimiterOptions): RateLimiterAbstract;
 
   close(): Promise<void>;
 }

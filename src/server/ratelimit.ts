@@ -1,13 +1,13 @@
-// Join rate limit: a fixed number of joins per client IP per project per window (in-process memory).
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// Join rate limit: a fixed number of joins per client IP per project per window, counted in the
+// database's shared limiter store (memory for SQLite, a table for PostgreSQL).
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Store } from '../db/store.js';
 import { AppError } from '../core/errors.js';
 
 export class JoinLimiter {
-  private readonly limiter: RateLimiterMemory;
-  readonly policy: string;
-  constructor(readonly points: number, readonly windowSec: number) {
-    this.limiter = new RateLimiterMemory({ points, duration: windowSec });
-    this.policy = `${points};w=${windowSec}`;
+  private readonly limiter: RateLimiterAbstract;
+  constructor(store: Store, readonly points: number, readonly windowSec: number) {
+    this.limiter = store.rateLimiter({ keyPrefix: 'join', points, duration: windowSec });
   }
 
   /** Counts one join; resolves with the headers to send, or throws 429 rate_limited. */

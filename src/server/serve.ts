@@ -26,7 +26,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     store,
     options: config,
     keys: new KeyVerifier(store),
-    joinLimiter: config.rateLimit ? new JoinLimiter(config.joinLimit, config.joinWindowSec) : null,
+    joinLimiter: config.rateLimit ? new JoinLimiter(store, config.joinLimit, config.joinWindowSec) : null,
   };
   const app = createApp(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, app.handler as never);

@@ -27,7 +27,7 @@ export interface StartOptions {
 }
 
 /** Which database the suite runs on: `pg` when TEST_DATABASE_URL is set. */
-export const DIALECT: 'sqlite' | 'pg' = process.env.TEST_DATABASE_URL ? 'pg' : 'sqlite';
+export const DIALECT: 'sqlite' | 'pg' = process.env.WAITLIST_TEST_DB === 'pg' && process.env.TEST_DATABASE_URL ? 'pg' : 'sqlite';
 
 async function freshDatabase(): Promise<{ dbFile: string; dbEnv: Record<string, string> }> {
   const dir = mkdtempSync(join(tmpdir(), 'waitlist-test-'));

@@ -1,1 +1,384 @@
-export function openPgStore(_u: string): never { throw new Error("pg pending"); }
+// PostgreSQL implementation of the Store (node-postgres + drizzle), for several instances sharing one
+// database. Everything that must hold across instances lives in the database: unique indexes settle
+// duplicate joins, sessions and key revocation are read on every request.
+import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import {
+  escapeLike,
+  type Counted,
+  type EntryRow,
+  type InsertEntryResult,
+  type KeyRow,
+  type LimiterOptions,
+  type PageArgs,
+  type ProjectRow,
+  type SessionRow,
+  type StatsRows,
+  type Store,
+  type UserRow,
+} from '../store.js';
+import * as s from './schema.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
+// Any constant shared by every instance: serialises concurrent migrations on a fresh database.
+const MIGRATION_LOCK = 727_274_001;
+const DAY_MS = 86_400_000;
+const MAX_BATCH = 500;
+
+interface Pending {
+  row: EntryRow;
+  keyId: string;
+  resolve: (r: InsertEntryResult) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Connects, applies pending migrations under an advisory lock, returns the Store. */
+export async function openPgStore(url: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.WAITLIST_PG_POOL ?? 10) });
+  pool.on('error', (err) => console.error('PostgreSQL pool error:', err.message));
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+  return new PgStore(pool, drizzle(pool, { schema: s }));
+}
+
+const first = <T>(rows: T[]): T | undefined => rows[0];
+
+class PgStore implements Store {
+  readonly dialect = 'pg' as const;
+  private queue: Pending[] = [];
+  private flushing = false;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly db: NodePgDatabase<typeof s>,
+  ) {
+    // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
+    this.sweeper = setInterval(() => {
+      this.db
+        .delete(s.rateLimits)
+        .where(sql`${s.rateLimits.expire} < ${Date.now() - 3_600_000}`)
+        .catch(() => undefined);
+    }, 300_000);
+    this.sweeper.unref();
+  }
+
+  rateLimiter(opts: LimiterOptions) {
+    return new RateLimiterPostgres({
+      ...opts,
+      storeClient: this.pool,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true,
+      clearExpiredByTimeout: false,
+    });
+  }
+
+  // ---- users ----
+  async countUsers() {
+    return first(await this.db.select({ n: count() }).from(s.users))?.n ?? 0;
+  }
+  async insertUser(row: UserRow) {
+    const r = await this.db.insert(s.users).values(row).onConflictDoNothing().returning({ id: s.users.id });
+    return r.length === 1 ? ('inserted' as const) : ('duplicate' as const);
+  }
+  async userByEmail(emailNorm: string) {
+    return first(await this.db.select().from(s.users).where(eq(s.users.emailNorm, emailNorm)));
+  }
+  async userById(id: string) {
+    return first(await this.db.select().from(s.users).where(eq(s.users.id, id)));
+  }
+  async setUserPassword(id: string, passwordHash: string, now: number) {
+    const r = await this.db
+      .update(s.users)
+      .set({ passwordHash, updatedAt: now })
+      .where(eq(s.users.id, id))
+      .returning({ id: s.users.id });
+    return r.length === 1;
+  }
+
+  // ---- sessions ----
+  async insertSession(row: SessionRow) {
+    await this.db.insert(s.sessions).values(row);
+  }
+  async sessionByHash(tokenHash: string, now: number) {
+    return first(
+      await this.db
+        .select({ session: s.sessions, user: s.users })
+        .from(s.sessions)
+        .innerJoin(s.users, eq(s.users.id, s.sessions.userId))
+        .where(and(eq(s.sessions.tokenHash, tokenHash), sql`${s.sessions.expiresAt} > ${now}`)),
+    );
+  }
+  async extendSession(tokenHash: string, expiresAt: number) {
+    await this.db.update(s.sessions).set({ expiresAt }).where(eq(s.sessions.tokenHash, tokenHash));
+  }
+  async deleteSession(tokenHash: string) {
+    await this.db.delete(s.sessions).where(eq(s.sessions.tokenHash, tokenHash));
+  }
+  async deleteUserSessions(userId: string) {
+    await this.db.delete(s.sessions).where(eq(s.sessions.userId, userId));
+  }
+
+  // ---- projects ----
+  async insertProject(row: ProjectRow) {
+    const r = await this.db.insert(s.projects).values(row).onConflictDoNothing().returning({ id: s.projects.id });
+    return r.length === 1 ? ('inserted' as const) : ('duplicate' as const);
+  }
+  async listProjects(userId: string, page: PageArgs): Promise<Counted<ProjectRow>> {
+    const where = and(eq(s.projects.userId, userId), isNull(s.projects.deletedAt));
+    return this.paged(s.projects, where, desc(s.projects.id), page);
+  }
+  async projectForUser(userId: string, idOrSlug: string) {
+    return first(
+      await this.db
+        .select()
+        .from(s.projects)
+        .where(
+          and(
+            eq(s.projects.userId, userId),
+            isNull(s.projects.deletedAt),
+            or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug)),
+          ),
+        ),
+    );
+  }
+  async projectBySlug(slug: string) {
+    return first(
+      await this.db
+        .select()
+        .from(s.projects)
+        .where(and(eq(s.projects.slug, slug), isNull(s.projects.deletedAt))),
+    );
+  }
+  async projectByIdAny(id: string) {
+    return first(await this.db.select().from(s.projects).where(eq(s.projects.id, id)));
+  }
+  async renameProject(id: string, name: string, now: number) {
+    return first(
+      await this.db
+        .update(s.projects)
+        .set({ name, updatedAt: now })
+        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+        .returning(),
+    );
+  }
+  async softDeleteProject(id: string, now: number) {
+    return first(
+      await this.db
+        .update(s.projects)
+        .set({ deletedAt: now })
+        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+        .returning(),
+    );
+  }
+  async restoreProject(id: string, now: number) {
+    return first(
+      await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning(),
+    );
+  }
+
+  // ---- api keys ----
+  async insertKey(row: KeyRow) {
+    await this.db.insert(s.apiKeys).values(row);
+  }
+  async listKeys(projectId: string, page: PageArgs): Promise<Counted<KeyRow>> {
+    const where = and(eq(s.apiKeys.projectId, projectId), isNull(s.apiKeys.revokedAt));
+    return this.paged(s.apiKeys, where, desc(s.apiKeys.id), page);
+  }
+  private liveKey(projectId: string, keyId: string) {
+    return and(eq(s.apiKeys.projectId, projectId), eq(s.apiKeys.id, keyId), isNull(s.apiKeys.revokedAt));
+  }
+  async keyInProject(projectId: string, keyId: string) {
+    return first(await this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)));
+  }
+  async renameKey(projectId: string, keyId: string, name: string, now: number) {
+    return first(
+      await this.db.update(s.apiKeys).set({ name, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning(),
+    );
+  }
+  async revokeKey(projectId: string, keyId: string, now: number) {
+    return first(
+      await this.db
+        .update(s.apiKeys)
+        .set({ revokedAt: now, updatedAt: now })
+        .where(this.liveKey(projectId, keyId))
+        .returning(),
+    );
+  }
+  async keyForAuth(lookup: string) {
+    return first(
+      await this.db
+        .select({
+          id: s.apiKeys.id,
+          projectId: s.apiKeys.projectId,
+          secretHash: s.apiKeys.secretHash,
+          revokedAt: s.apiKeys.revokedAt,
+        })
+        .from(s.apiKeys)
+        .where(eq(s.apiKeys.lookup, lookup)),
+    );
+  }
+
+  // ---- entries ----
+  // Joins queued while a batch is in flight go out together as one multi-row INSERT … ON CONFLICT
+  // DO NOTHING RETURNING id: one round trip and one commit for many requests; each promise settles
+  // after that statement committed. A row missing from RETURNING hit the live-email unique index.
+  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, keyId, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.insertBatch(batch);
+      } catch {
+        // One bad row must not fail its neighbours: retry each alone.
+        for (const p of batch) await this.insertBatch([p]).catch(p.reject);
+      }
+    }
+    this.flushing = false;
+  }
+
+  private async insertBatch(batch: Pending[]) {
+    const inserted = await this.db
+      .insert(s.entries)
+      .values(batch.map((p) => p.row))
+      .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
+      .returning({ id: s.entries.id });
+    const ids = new Set(inserted.map((r) => r.id));
+    for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
+    const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
+    if (used.length) {
+      // Bookkeeping only: a failure here must not turn committed joins into errors.
+      await this.db
+        .update(s.apiKeys)
+        .set({ lastUsedAt: Date.now() })
+        .where(sql`${s.apiKeys.id} = ANY(${sql.param(used)})`)
+        .catch((err: Error) => console.error('could not update last_used_at:', err.message));
+    }
+  }
+
+  private entryFilter(projectId: string, search?: string): SQL {
+    const live = and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
+    if (!search) return live;
+    const pattern = `%${escapeLike(search.toLowerCase())}%`;
+    return and(
+      live,
+      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`,
+    )!;
+  }
+  async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
+    return this.paged(s.entries, this.entryFilter(projectId, search), desc(s.entries.id), page);
+  }
+  async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
+    const base = this.entryFilter(projectId, search);
+    return this.db
+      .select()
+      .from(s.entries)
+      .where(beforeId ? and(base, lt(s.entries.id, beforeId)) : base)
+      .orderBy(desc(s.entries.id))
+      .limit(limit);
+  }
+  private liveEntry(projectId: string, entryId: string) {
+    return and(eq(s.entries.projectId, projectId), eq(s.entries.id, entryId), isNull(s.entries.deletedAt));
+  }
+  async entryInProject(projectId: string, entryId: string) {
+    return first(await this.db.select().from(s.entries).where(this.liveEntry(projectId, entryId)));
+  }
+  async updateEntry(
+    projectId: string,
+    entryId: string,
+    patch: { name?: string | null; metadata?: string },
+    now: number,
+  ) {
+    return first(
+      await this.db
+        .update(s.entries)
+        .set({ ...patch, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning(),
+    );
+  }
+  async softDeleteEntry(projectId: string, entryId: string, now: number) {
+    return first(
+      await this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning(),
+    );
+  }
+  async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
+    const live = this.entryFilter(projectId);
+    const day = sql<number>`(${s.entries.createdAt} / ${sql.raw(String(DAY_MS))})`;
+    const [totalRows, perDay, topSources, topCountries] = await Promise.all([
+      this.db.select({ n: count() }).from(s.entries).where(live),
+      this.db
+        .select({ day, count: count() })
+        .from(s.entries)
+        .where(and(live, sql`${s.entries.createdAt} >= ${sinceDay * DAY_MS}`))
+        .groupBy(day),
+      this.db
+        .select({ source: s.entries.source, count: count() })
+        .from(s.entries)
+        .where(live)
+        .groupBy(s.entries.source)
+        .orderBy(desc(count()), s.entries.source)
+        .limit(10),
+      this.db
+        .select({ country: sql<string>`${s.entries.country}`, count: count() })
+        .from(s.entries)
+        .where(and(live, sql`${s.entries.country} IS NOT NULL`))
+        .groupBy(s.entries.country)
+        .orderBy(desc(count()), s.entries.country)
+        .limit(10),
+    ]);
+    return {
+      total: first(totalRows)?.n ?? 0,
+      perDay: perDay.map((r) => ({ day: Number(r.day), count: r.count })),
+      topSources,
+      topCountries,
+    };
+  }
+
+  private async paged<T>(
+    table: typeof s.projects | typeof s.apiKeys | typeof s.entries,
+    where: SQL | undefined,
+    order: SQL,
+    page: PageArgs,
+  ): Promise<Counted<T>> {
+    const total = first(await this.db.select({ n: count() }).from(table).where(where))?.n ?? 0;
+    const rows =
+      page.offset >= total
+        ? []
+        : await this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset);
+    return { rows: rows as T[], total };
+  }
+
+  async close() {
+    clearInterval(this.sweeper);
+    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+    await this.pool.end();
+  }
+}

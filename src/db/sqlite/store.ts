@@ -6,12 +6,14 @@ import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   escapeLike,
   type Counted,
   type EntryRow,
   type InsertEntryResult,
   type KeyRow,
+  type LimiterOptions,
   type PageArgs,
   type ProjectRow,
   type SessionRow,
@@ -331,6 +333,11 @@ class SqliteStore implements Store {
         ? []
         : this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset).all();
     return { rows: rows as T[], total };
+  }
+
+  // One SQLite file means one server process: counters in memory are shared by every request.
+  rateLimiter(opts: LimiterOptions) {
+    return new RateLimiterMemory(opts);
   }
 
   async close() {

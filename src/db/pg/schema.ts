@@ -1,0 +1,104 @@
+// PostgreSQL schema (drizzle). Table and column names match src/db/sqlite/schema.ts; times are epoch ms.
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+
+const ms = (name: string) => bigint(name, { mode: 'number' });
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  emailNorm: text('email_norm').notNull().unique(),
+  name: text('name'),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+});
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    slug: text('slug').notNull().unique(),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+    deletedAt: ms('deleted_at'),
+  },
+  (t) => [index('projects_user_idx').on(t.userId, t.id)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    lookup: text('lookup').notNull().unique(),
+    prefix: text('prefix').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+    lastUsedAt: ms('last_used_at'),
+    revokedAt: ms('revoked_at'),
+  },
+  (t) => [index('api_keys_project_idx').on(t.projectId, t.id)],
+);
+
+export const entries = pgTable(
+  'entries',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    emailNorm: text('email_norm').notNull(),
+    name: text('name'),
+    source: text('source').notNull(),
+    metadata: text('metadata').notNull(),
+    ip: text('ip'),
+    country: text('country'),
+    userAgent: text('user_agent'),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+    deletedAt: ms('deleted_at'),
+  },
+  (t) => [
+    // One live entry per (project, normalised email): the database settles races across instances.
+    uniqueIndex('entries_live_email_uq')
+      .on(t.projectId, t.emailNorm)
+      .where(sql`${t.deletedAt} IS NULL`),
+    index('entries_live_list_idx')
+      .on(t.projectId, t.id)
+      .where(sql`${t.deletedAt} IS NULL`),
+    // Substring search (ILIKE/LIKE '%q%') through trigrams; needs CREATE EXTENSION pg_trgm (in the migration).
+    index('entries_email_trgm_idx').using('gin', sql`${t.emailNorm} gin_trgm_ops`),
+    index('entries_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+  ],
+);
+
+// Shared rate-limit counters (rate-limiter-flexible's RateLimiterPostgres layout), so limits hold
+// across instances. Created here rather than by the library to avoid a CREATE TABLE race at start.
+export const rateLimits = pgTable('rate_limits', {
+  key: varchar('key', { length: 255 }).primaryKey(),
+  points: integer('points').notNull().default(0),
+  expire: bigint('expire', { mode: 'number' }),
+});

@@ -1,0 +1,35 @@
+// Fresh PostgreSQL databases for tests: one per server, created from TEST_DATABASE_URL's cluster.
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+
+export const PREFIX = 'wl_t_';
+
+/** Creates an empty database on the cluster of `baseUrl` and returns its URL. */
+export async function createPgDatabase(baseUrl: string): Promise<string> {
+  const name = `${PREFIX}${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Drops every database this helper created (all `wl_t_…`), disconnecting their clients. */
+export async function dropPgDatabases(baseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`,
+    );
+    for (const r of rows) await client.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+    return rows.length;
+  } finally {
+    await client.end();
+  }
+}
