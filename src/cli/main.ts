@@ -57,6 +57,11 @@ Run \`waitlist <command> --help\` for a command's flags and examples.`,
 /** Runs the CLI with argv; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // `waitlist … | head`: the reader closed the pipe; that is not an error worth a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

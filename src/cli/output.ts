@@ -60,7 +60,7 @@ export class Output {
       return;
     }
     const t = new Table({ style: { head: [], border: [] } });
-    for (const [k, v] of entries) t.push({ [this.color.bold(k)]: plain(v) || this.color.dim('—') });
+    for (const [k, v] of entries) t.push({ [this.color.bold(k)]: tableCell(v) || this.color.dim('—') });
     this.out.write(t.toString() + '\n');
   }
 
@@ -90,11 +90,22 @@ export function plain(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** One TSV line; backslash, tab, CR and LF inside values are escaped so every row stays one line. */
+// Control characters in data (anyone can join with any name) would break rows or drive the terminal:
+// they are shown as escapes. Tabs and newlines as \t \n \r, the rest as \xNN.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const escapeControl = (c: string) => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+/** A cell for a table: control characters made visible. */
+export const tableCell = (v: unknown) => plain(v).replace(CONTROL, escapeControl);
+
+/** A cell for TSV: backslashes doubled, control characters escaped, so every row stays one line. */
+export const tsvCell = (v: unknown) => plain(v).replace(/\\/g, '\\\\').replace(CONTROL, escapeControl);
+
+/** One TSV line. */
 export function tsvRow(values: readonly unknown[]): string {
-  return values.map((v) => plain(v).replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!)).join('\t') + '\n';
+  return values.map(tsvCell).join('\t') + '\n';
 }
-const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** A cli-table3 table with bold headers (colour only when `color` is enabled). */
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: Colors): string {
@@ -103,7 +114,7 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
     style: { head: [], border: [] },
     wordWrap: false,
   });
-  for (const r of rows) t.push(columns.map((c) => (c.pretty ? c.pretty(r) : plain(c.value(r)))));
+  for (const r of rows) t.push(columns.map((c) => tableCell(c.pretty ? c.pretty(r) : c.value(r))));
   return t.toString();
 }
 
