@@ -38,6 +38,7 @@ function progressBar(err: Output, counter: Counter, format: ExportFormat, total:
     }
     err.err.write(`\r\x1b[K${line}`);
   };
+  draw();
   const timer = setInterval(draw, 100);
   return () => {
     clearInterval(timer);
