@@ -49,6 +49,13 @@ describe('signup and login', () => {
     expect(ok.exitCode).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ email });
     expect(statSync(credentialsFile(home)).mode & 0o777).toBe(0o600);
+
+    // Logging in again replaces the stored session and ends the old one on the server.
+    const first = storedSession(home);
+    expect((await cli(['login', '--server', srv.url, '--email', email, '--password-stdin'], { home, input: password })).exitCode).toBe(0);
+    expect(storedSession(home)).not.toBe(first);
+    const stale = await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: first } });
+    expect(stale.exitCode).toBe(4);
   });
 
   it('refuses to prompt off a terminal and has no --password flag (exit 2)', async () => {

@@ -51,11 +51,12 @@ export async function signup(opts: LoginOpts & { name?: string }) {
 }
 
 export async function login(opts: LoginOpts) {
-  const { server } = await resolveCredentials(opts.server);
+  const creds = await resolveCredentials(opts.server);
   const email = await askEmail(opts.email);
   const password = await askPassword(opts.passwordStdin, false);
   const body = validate(loginBody, { email, password });
-  const client = new WaitlistClient({ server, userAgent: userAgent() });
+  // Sending the stored session (same server only) lets the server end it: no stale session left behind.
+  const client = new WaitlistClient({ server: creds.server, session: creds.source === 'file' ? creds.session : undefined, userAgent: userAgent() });
   let user: User;
   try {
     user = await client.login(body);
