@@ -68,7 +68,7 @@ export class Output {
     this.out.write(JSON.stringify(data, null, 2) + '\n');
   }
 
-  /** A message for people, on stderr (suppressed with --json only when it is decoration). */
+  /** A message for people, on stderr (never mixed into the data on stdout). */
   info(message: string): void {
     this.err.write(message + '\n');
   }

@@ -1,5 +1,6 @@
 // Typed client for the management API: base URL, session cookie, and envelope → data or ApiError.
-// Uses the global fetch only; request and response shapes come from src/contract.
+// Uses the global fetch only; request bodies are the contract schemas' types (commands validate with the schemas
+// first), responses the contract's shapes.
 import type {
   ApiKey,
   CreatedApiKey,
@@ -11,7 +12,7 @@ import type {
   Stats,
   User,
 } from '../contract/types.js';
-import type { ExportFormat } from '../contract/schemas.js';
+import type { CreateProjectBody, ExportFormat, LoginBody, SignupBody, UpdateEntryBody } from '../contract/schemas.js';
 
 export const SESSION_COOKIE = 'waitlist_session';
 
@@ -96,11 +97,11 @@ export class WaitlistClient {
 
   // ---- auth ----
   /** Creates an account; the new session is kept on the client (see `session`). */
-  signup(body: { email: string; password: string; name?: string }) {
+  signup(body: SignupBody) {
     return this.authenticate('/api/auth/signup', body);
   }
   /** Logs in; the new session is kept on the client (see `session`). */
-  login(body: { email: string; password: string }) {
+  login(body: LoginBody) {
     return this.authenticate('/api/auth/login', body);
   }
   logout = () => this.request<null>('POST', '/api/auth/logout');
@@ -118,7 +119,7 @@ export class WaitlistClient {
   // ---- projects ----
   listProjects = (q: { page?: number; limit?: number } = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
   getProject = (p: string) => this.request<Project>('GET', `/api/project/${enc(p)}`);
-  createProject = (body: { name: string; slug?: string }) => this.request<Project>('POST', '/api/project', { body });
+  createProject = (body: CreateProjectBody) => this.request<Project>('POST', '/api/project', { body });
   updateProject = (p: string, body: { name: string }) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
   deleteProject = (p: string) => this.request<Project & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}`);
 
@@ -136,7 +137,7 @@ export class WaitlistClient {
   listEntries = (p: string, q: { page?: number; limit?: number; search?: string } = {}) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
-  updateEntry = (p: string, e: string, body: { name?: string | null; metadata?: Record<string, unknown> }) =>
+  updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
     this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
   deleteEntry = (p: string, e: string) =>
     this.request<Entry & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
