@@ -58,6 +58,9 @@ describe('entry list', () => {
   it('--search filters; --all with --page and a bad --limit are usage errors', async () => {
     const hits = await cliJson(['entry', 'list', '--project', 'entries', '--search', 'SUB-1', '--all'], as());
     expect(hits.map((e: { email: string }) => e.email).sort()).toEqual(emails.filter((e) => e.startsWith('sub-1')).sort());
+    const missing = await cli(['entry', 'list', '--project', 'no-such-project', '--all', '--json'], as());
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stdout).toBe('');
     for (const bad of [['--all', '--page', '2'], ['--limit', '0'], ['--limit', '101'], ['--page', 'x']]) {
       const r = await cli(['entry', 'list', '--project', 'entries', ...bad], as());
       expect(r.exitCode, bad.join(' ')).toBe(2);

@@ -36,9 +36,10 @@ async function listAll(client: Awaited<ReturnType<typeof sessionClient>>, opts: 
   const seen = new Set<string>(); // an entry joining meanwhile shifts pages by one: never print a row twice
   const rows: Entry[] = [];
   let printed = 0;
-  if (out.mode === 'json') out.out.write('[');
   for (let page = 1; ; page++) {
     const p = await client.listEntries(opts.project, { page, limit: opts.limit ?? 100, search: opts.search });
+    // Opened only once the first page is in: a 404 or 401 leaves stdout empty.
+    if (page === 1 && out.mode === 'json') out.out.write('[');
     const fresh = p.items.filter((e) => !seen.has(e.entryId));
     for (const e of fresh) seen.add(e.entryId);
     if (out.mode === 'json') {
