@@ -1,0 +1,49 @@
+// `waitlist signup | login | logout | whoami`: accounts and the stored session.
+import type { Command } from 'commander';
+import { examples, nonEmpty, serverUrl, withJson } from '../options.js';
+
+const run = () => import('./auth-run.js');
+
+export function registerAuth(program: Command) {
+  examples(
+    withJson(
+      program
+        .command('signup')
+        .description('Create an account on a server and log in (the first account bootstraps a new server)')
+        .option('--server <url>', 'server URL (env WAITLIST_SERVER; default: the stored one, else http://127.0.0.1:8080)', serverUrl)
+        .option('--email <email>', 'email address (prompted for on a terminal when missing)', nonEmpty)
+        .option('--name <name>', 'display name')
+        .option('--password-stdin', 'read the password from standard input instead of prompting'),
+    ),
+    [
+      'waitlist signup --server http://127.0.0.1:8080          # prompts for email and password',
+      'printf %s "$PASSWORD" | waitlist signup --email me@example.com --name Me --password-stdin',
+    ],
+  ).action(async (opts) => (await run()).signup(opts));
+
+  examples(
+    withJson(
+      program
+        .command('login')
+        .description('Log in to a server and store the session in your config directory (mode 0600)')
+        .option('--server <url>', 'server URL (env WAITLIST_SERVER; default: the stored one, else http://127.0.0.1:8080)', serverUrl)
+        .option('--email <email>', 'email address (prompted for on a terminal when missing)', nonEmpty)
+        .option('--password-stdin', 'read the password from standard input instead of prompting'),
+    ),
+    [
+      'waitlist login                                          # prompts on a terminal',
+      'waitlist login --server https://waitlist.example.com --email me@example.com',
+      'printf %s "$PASSWORD" | waitlist login --email me@example.com --password-stdin',
+    ],
+  ).action(async (opts) => (await run()).login(opts));
+
+  examples(
+    withJson(program.command('logout').description('End the session on the server and delete the stored one')),
+    ['waitlist logout'],
+  ).action(async (opts) => (await run()).logout(opts));
+
+  examples(
+    withJson(program.command('whoami').description('Show the logged-in user and the server')),
+    ['waitlist whoami', 'waitlist whoami --json | jq -r .email'],
+  ).action(async (opts) => (await run()).whoami(opts));
+}

@@ -1,0 +1,104 @@
+// Bodies of the entry commands, loaded only when one runs.
+import { updateEntryBody, type ExportFormat } from '../../contract/schemas.js';
+import type { Entry } from '../../contract/types.js';
+import { entryColumns } from '../columns.js';
+import { confirmDelete, output, sessionClient, validate, type JsonOpt } from '../context.js';
+import { CliError, EXIT } from '../main.js';
+import { tsvRow } from '../output.js';
+
+interface ProjectOpt extends JsonOpt {
+  project: string;
+}
+
+interface ListOpts extends ProjectOpt {
+  search?: string;
+  page?: number;
+  limit?: number;
+  all?: boolean;
+}
+
+export async function listEntries(opts: ListOpts) {
+  const client = await sessionClient();
+  const out = output(opts);
+  if (!opts.all) {
+    const page = await client.listEntries(opts.project, { page: opts.page, limit: opts.limit, search: opts.search });
+    out.list(page.items, entryColumns, page.total === 0 ? 'No entries' : `No entries on page ${page.page}`);
+    if (out.mode === 'table' && page.total > 0) {
+      out.info(out.errColor.dim(`Page ${page.page} of ${page.totalPages} · ${page.total} entries (--page N, or --all for every page)`));
+    }
+    return;
+  }
+  await listAll(client, opts, out);
+}
+
+/** --all: pages are printed as they arrive for JSON and TSV (a table needs every row first). */
+async function listAll(client: Awaited<ReturnType<typeof sessionClient>>, opts: ListOpts, out: ReturnType<typeof output>) {
+  const seen = new Set<string>(); // an entry joining meanwhile shifts pages by one: never print a row twice
+  const rows: Entry[] = [];
+  let printed = 0;
+  for (let page = 1; ; page++) {
+    const p = await client.listEntries(opts.project, { page, limit: opts.limit ?? 100, search: opts.search });
+    // Opened only once the first page is in: a 404 or 401 leaves stdout empty.
+    if (page === 1 && out.mode === 'json') out.out.write('[');
+    const fresh = p.items.filter((e) => !seen.has(e.entryId));
+    for (const e of fresh) seen.add(e.entryId);
+    if (out.mode === 'json') {
+      for (const e of fresh) out.out.write(`${printed++ ? ',' : ''}\n${JSON.stringify(e, null, 2).replace(/^/gm, '  ')}`);
+    } else if (out.mode === 'tsv') {
+      for (const e of fresh) out.out.write(tsvRow(entryColumns.map((c) => c.value(e))));
+    } else {
+      rows.push(...fresh);
+    }
+    if (page >= p.totalPages || p.items.length === 0) break;
+  }
+  if (out.mode === 'json') out.out.write(printed ? '\n]\n' : ']\n');
+  if (out.mode === 'table') {
+    out.list(rows, entryColumns, 'No entries');
+    if (rows.length) out.info(out.errColor.dim(`${rows.length} entries`));
+  }
+}
+
+export async function getEntry(entryId: string, opts: ProjectOpt) {
+  const client = await sessionClient();
+  output(opts).item(await client.getEntry(opts.project, entryId));
+}
+
+export async function updateEntry(entryId: string, opts: ProjectOpt & { name?: string; metadata?: Record<string, unknown> }) {
+  if (opts.name === undefined && opts.metadata === undefined) {
+    throw new CliError('nothing to change: give --name and/or --metadata', EXIT.usage);
+  }
+  const body = validate(updateEntryBody, {
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
+    ...(opts.metadata !== undefined ? { metadata: opts.metadata } : {}),
+  });
+  const client = await sessionClient();
+  const e = await client.updateEntry(opts.project, entryId, body);
+  const out = output(opts);
+  out.success(`Updated entry ${e.entryId} (${e.email})`);
+  out.item(e);
+}
+
+export async function deleteEntry(entryId: string, opts: ProjectOpt & { yes?: boolean }) {
+  const client = await sessionClient();
+  await confirmDelete(`entry ${entryId} of project ${opts.project}`, opts.yes);
+  const e = await client.deleteEntry(opts.project, entryId);
+  const out = output(opts);
+  out.success(`Deleted entry ${e.entryId} (${e.email}); that email may join again`);
+  if (out.mode === 'json') out.json(e);
+}
+
+/** The format named by --format, else by --output's extension, else json (the server's default). */
+export function exportFormat(format: string | undefined, file: string | undefined): ExportFormat {
+  if (format) return format as ExportFormat;
+  const ext = file?.toLowerCase().match(/\.([a-z]+)$/)?.[1];
+  if (ext === 'csv') return 'csv';
+  if (ext === 'ndjson' || ext === 'jsonl') return 'ndjson';
+  return 'json';
+}
+
+export async function exportEntries(opts: { project: string; format?: string; output?: string; search?: string }) {
+  const format = exportFormat(opts.format, opts.output);
+  const client = await sessionClient();
+  const { runExport } = await import('./export-run.js');
+  await runExport(client, { project: opts.project, format, search: opts.search, file: opts.output });
+}

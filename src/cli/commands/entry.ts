@@ -1,0 +1,74 @@
+// `waitlist entry list | get | update | delete | export --project P`.
+import { Option, type Command } from 'commander';
+import { examples, formatOption, PAGE_LIMIT_MAX, intValue, jsonObjectValue, withJson, withProject, withYes } from '../options.js';
+
+const run = () => import('./entry-run.js');
+
+export function registerEntry(program: Command) {
+  const entry = program
+    .command('entry')
+    .description("Manage a project's waitlist entries (subscribers)")
+    .addHelpText('after', '\nExamples:\n  $ waitlist entry list --project my-app --search ada\n  $ waitlist entry export --project my-app --output subscribers.csv\n');
+
+  examples(
+    withJson(
+      withProject(
+        entry
+          .command('list')
+          .description('List entries, newest first (one page, or every page with --all)')
+          .option('--search <q>', 'case-insensitive substring of email or name')
+          .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, 1_000_000_000)).conflicts('all'))
+          .addOption(new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(intValue(1, PAGE_LIMIT_MAX)))
+          .option('--all', 'walk every page and print them all'),
+      ),
+    ),
+    [
+      'waitlist entry list --project my-app',
+      'waitlist entry list --project my-app --search example.com --page 2 --limit 50',
+      "waitlist entry list --project my-app --all --json | jq -r '.[].email'",
+      'waitlist entry list --project my-app --all | cut -f2        # TSV when piped: id, email, name, …',
+    ],
+  ).action(async (opts) => (await run()).listEntries(opts));
+
+  examples(withJson(withProject(entry.command('get').argument('<entryId>', 'the entry id (ent_…)').description('Show one entry with its metadata'))), [
+    'waitlist entry get ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
+  ]).action(async (entryId: string, opts) => (await run()).getEntry(entryId, opts));
+
+  examples(
+    withJson(
+      withProject(
+        entry
+          .command('update')
+          .argument('<entryId>', 'the entry id (ent_…)')
+          .description("Change an entry's name and/or metadata (metadata is replaced as a whole)")
+          .option('--name <name>', 'subscriber name')
+          .option('--metadata <json>', 'a JSON object, e.g. \'{"plan":"pro"}\'', jsonObjectValue),
+      ),
+    ),
+    [
+      'waitlist entry update ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --name "Ada Lovelace"',
+      'waitlist entry update ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --metadata \'{"plan":"pro","invited":true}\'',
+    ],
+  ).action(async (entryId: string, opts) => (await run()).updateEntry(entryId, opts));
+
+  examples(
+    withYes(withJson(withProject(entry.command('delete').argument('<entryId>', 'the entry id (ent_…)').description('Soft-delete an entry (the email may join again)')))),
+    ['waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
+  ).action(async (entryId: string, opts) => (await run()).deleteEntry(entryId, opts));
+
+  examples(
+    withProject(
+      entry
+        .command('export')
+        .description('Stream every entry (csv, json or ndjson) to stdout or a file, without holding the list in memory')
+        .addOption(formatOption())
+        .option('-o, --output <file>', 'write to this file instead of stdout')
+        .option('--search <q>', 'only entries whose email or name contains this'),
+    ),
+    [
+      'waitlist entry export --project my-app --output subscribers.csv      # format from the extension',
+      'waitlist entry export --project my-app --format ndjson | jq -c .',
+      'waitlist entry export --project my-app --format json > subscribers.json',
+    ],
+  ).action(async (opts) => (await run()).exportEntries(opts));
+}

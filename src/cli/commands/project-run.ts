@@ -1,0 +1,44 @@
+// Bodies of the project commands, loaded only when one runs.
+import { createProjectBody, updateProjectBody } from '../../contract/schemas.js';
+import { projectColumns } from '../columns.js';
+import { allPages, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
+
+export async function listProjects(opts: JsonOpt) {
+  const client = await sessionClient();
+  const items = await allPages((page) => client.listProjects({ page, limit: 100 }));
+  output(opts).list(items, projectColumns, 'No projects yet: create one with `waitlist project create --name "My App"`');
+}
+
+export async function getProject(ref: string, opts: JsonOpt) {
+  const client = await sessionClient();
+  output(opts).item(await client.getProject(ref));
+}
+
+export async function createProject(opts: JsonOpt & { name: string; slug?: string }) {
+  const body = validate(createProjectBody, { name: opts.name, ...(opts.slug !== undefined ? { slug: opts.slug } : {}) });
+  const client = await sessionClient();
+  const p = await client.createProject(body);
+  const out = output(opts);
+  out.success(`Created project ${p.name} (slug ${p.slug}); join URL: ${client.server}/v1/waitlist/${p.slug}/join`);
+  out.item(p);
+}
+
+export async function updateProject(ref: string, opts: JsonOpt & { name: string }) {
+  const body = validate(updateProjectBody, { name: opts.name });
+  const client = await sessionClient();
+  const p = await client.updateProject(ref, body);
+  const out = output(opts);
+  out.success(`Renamed project ${p.slug} to ${p.name}`);
+  out.item(p);
+}
+
+export async function deleteProject(ref: string, opts: JsonOpt & { yes?: boolean }) {
+  const client = await sessionClient();
+  // On a terminal, look it up first so the question names it (and a wrong id fails before asking).
+  const label = interactive() && !opts.yes ? await client.getProject(ref).then((p) => `project ${p.name} (${p.slug})`) : `project ${ref}`;
+  await confirmDelete(label, opts.yes);
+  const p = await client.deleteProject(ref);
+  const out = output(opts);
+  out.success(`Deleted project ${p.slug}; an operator can bring it back with \`waitlist admin project restore ${p.projectId}\``);
+  if (out.mode === 'json') out.json(p);
+}

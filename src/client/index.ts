@@ -1,0 +1,171 @@
+// Typed client for the management API: base URL, session cookie, and envelope → data or ApiError.
+// Uses the global fetch only; request bodies are the contract schemas' types (commands validate with the schemas
+// first), responses the contract's shapes.
+import type {
+  ApiKey,
+  CreatedApiKey,
+  Entry,
+  ErrorEnvelope,
+  Issue,
+  Page,
+  Project,
+  Stats,
+  User,
+} from '../contract/types.js';
+import type { CreateProjectBody, ExportFormat, LoginBody, SignupBody, UpdateEntryBody } from '../contract/schemas.js';
+
+export const SESSION_COOKIE = 'waitlist_session';
+
+/** An error answered by the server (its envelope), or a transport failure (status 0, code `network`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly issues: Issue[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ClientOptions {
+  server: string;
+  session?: string | undefined;
+  /** Sent as User-Agent. */
+  userAgent?: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+}
+
+const enc = encodeURIComponent;
+
+/** The management API of one server, for one session. */
+export class WaitlistClient {
+  readonly server: string;
+  session: string | undefined;
+  private readonly userAgent: string;
+
+  constructor(opts: ClientOptions) {
+    this.server = opts.server.replace(/\/+$/, '');
+    this.session = opts.session;
+    this.userAgent = opts.userAgent ?? 'waitlist-cli';
+  }
+
+  /** The absolute URL of an API path with its query (undefined values left out). */
+  url(path: string, query: Query = {}): string {
+    const u = new URL(this.server + path);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  /** Sends a request; resolves with the raw Response when it is 2xx, throws ApiError otherwise. */
+  async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    let res: Response;
+    try {
+      res = await fetch(this.url(path, opts.query), { method, headers, body, redirect: 'manual' });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`);
+    }
+    if (res.ok) return res;
+    throw await errorOf(res);
+  }
+
+  /** Sends a request and returns the envelope's `data`. */
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(method, path, opts);
+    const env = (await res.json().catch(() => null)) as { status?: string; data?: unknown } | null;
+    if (!env || env.status !== 'success') {
+      throw new ApiError(res.status, 'bad_response', `unexpected response from ${this.server}${path}`);
+    }
+    return env.data as T;
+  }
+
+  // ---- auth ----
+  /** Creates an account; the new session is kept on the client (see `session`). */
+  signup(body: SignupBody) {
+    return this.authenticate('/api/auth/signup', body);
+  }
+  /** Logs in; the new session is kept on the client (see `session`). */
+  login(body: LoginBody) {
+    return this.authenticate('/api/auth/login', body);
+  }
+  logout = () => this.request<null>('POST', '/api/auth/logout');
+  me = () => this.request<User>('GET', '/api/auth/me');
+
+  private async authenticate(path: string, body: unknown): Promise<User> {
+    const res = await this.raw('POST', path, { body });
+    const token = sessionFromSetCookie(res.headers.getSetCookie());
+    const env = (await res.json()) as { data: User };
+    if (!token) throw new ApiError(res.status, 'bad_response', 'the server set no session cookie');
+    this.session = token;
+    return env.data;
+  }
+
+  // ---- projects ----
+  listProjects = (q: { page?: number; limit?: number } = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
+  getProject = (p: string) => this.request<Project>('GET', `/api/project/${enc(p)}`);
+  createProject = (body: CreateProjectBody) => this.request<Project>('POST', '/api/project', { body });
+  updateProject = (p: string, body: { name: string }) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
+  deleteProject = (p: string) => this.request<Project & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}`);
+
+  // ---- keys ----
+  listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>
+    this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
+  getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
+  createKey = (p: string, body: { name: string }) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
+  updateKey = (p: string, k: string, body: { name: string }) =>
+    this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
+  deleteKey = (p: string, k: string) =>
+    this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
+
+  // ---- entries ----
+  listEntries = (p: string, q: { page?: number; limit?: number; search?: string } = {}) =>
+    this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
+  getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+  updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
+    this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
+  deleteEntry = (p: string, e: string) =>
+    this.request<Entry & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+  /** The export as a streaming Response (read `body`; never buffered here). */
+  exportEntries = (p: string, q: { format: ExportFormat; search?: string }) =>
+    this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
+  stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
+}
+
+/** The session token from a response's Set-Cookie headers; undefined when none (or it was cleared). */
+export function sessionFromSetCookie(headers: string[]): string | undefined {
+  for (const h of headers) {
+    const m = new RegExp(`^\\s*${SESSION_COOKIE}=([^;]*)`).exec(h);
+    if (m && m[1]) return decodeURIComponent(m[1]);
+  }
+  return undefined;
+}
+
+/** Turns an error response into an ApiError, whatever its body. */
+async function errorOf(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const env = JSON.parse(text) as ErrorEnvelope;
+    if (env && env.status === 'error' && env.error?.code) {
+      return new ApiError(res.status, env.error.code, env.message, env.error.issues ?? []);
+    }
+  } catch {
+    /* not an envelope */
+  }
+  return new ApiError(res.status, `http_${res.status}`, `${res.status} ${res.statusText || 'error'} from the server`);
+}

@@ -1,0 +1,139 @@
+// signup / login / logout / whoami, the credentials file, env-var sessions for CI, exit code 4.
+import { statSync, existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { cli, cliJson, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
+
+let srv: TestServer;
+
+beforeAll(async () => {
+  srv = await startServer({ args: ['--open-signup'] });
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup(srv);
+});
+
+describe('signup and login', () => {
+  it('signs up, stores the session with mode 0600, and whoami shows the user', async () => {
+    const home = freshHome();
+    const email = uniqueEmail('signup');
+    const r = await cli(['signup', '--server', srv.url, '--email', email, '--name', 'Ada', '--password-stdin', '--json'], {
+      home,
+      input: 'correct horse battery\n',
+    });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ email, name: 'Ada', userId: expect.stringMatching(/^usr_/) });
+    expect(r.stderr).toContain(`as ${email}`);
+
+    const file = credentialsFile(home);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored).toMatchObject({ server: srv.url, session: expect.any(String) });
+    expect(stored.session.length).toBeGreaterThanOrEqual(22);
+
+    const me = await cliJson(['whoami'], { home });
+    expect(me).toMatchObject({ email, name: 'Ada' });
+  });
+
+  it('logs in with --password-stdin; a wrong password exits 1 and stores nothing', async () => {
+    const { email, password } = await cliSignup(srv.url, freshHome());
+    const home = freshHome();
+    const bad = await cli(['login', '--server', srv.url, '--email', email, '--password-stdin'], { home, input: 'wrong password' });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^error: .+ \(unauthorized\)/);
+    expect(existsSync(credentialsFile(home))).toBe(false);
+
+    const ok = await cli(['login', '--server', srv.url, '--email', email, '--password-stdin', '--json'], { home, input: password });
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ email });
+    expect(statSync(credentialsFile(home)).mode & 0o777).toBe(0o600);
+
+    // Logging in again replaces the stored session and ends the old one on the server.
+    const first = storedSession(home);
+    expect((await cli(['login', '--server', srv.url, '--email', email, '--password-stdin'], { home, input: password })).exitCode).toBe(0);
+    expect(storedSession(home)).not.toBe(first);
+    const stale = await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: first } });
+    expect(stale.exitCode).toBe(4);
+  });
+
+  it('refuses to prompt off a terminal and has no --password flag (exit 2)', async () => {
+    const noEmail = await cli(['login', '--server', srv.url, '--password-stdin'], { input: 'x' });
+    expect(noEmail.exitCode).toBe(2);
+    expect(noEmail.stderr).toContain('--email');
+    const noPassword = await cli(['login', '--server', srv.url, '--email', 'a@example.com']);
+    expect(noPassword.exitCode).toBe(2);
+    expect(noPassword.stderr).toContain('--password-stdin');
+    const flag = await cli(['login', '--server', srv.url, '--email', 'a@example.com', '--password', 'secret']);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain("unknown option '--password'");
+  });
+
+  it('validates sign-up input locally with the contract schema (exit 2)', async () => {
+    const r = await cli(['signup', '--server', srv.url, '--email', 'not-an-email', '--password-stdin'], { input: 'short' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--email');
+    expect(r.stderr).toContain('--password');
+  });
+});
+
+describe('logout and exit code 4', () => {
+  it('logout revokes the session on the server and deletes the stored one', async () => {
+    const home = freshHome();
+    await cliSignup(srv.url, home);
+    const token = storedSession(home);
+    const out = await cli(['logout'], { home });
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).toBe('');
+    expect(JSON.parse(readFileSync(credentialsFile(home), 'utf8'))).toEqual({ server: srv.url });
+    // The token no longer works anywhere, even passed explicitly.
+    const again = await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: token } });
+    expect(again.exitCode).toBe(4);
+    expect(again.stderr).toContain('waitlist login');
+  });
+
+  it('not logged in: every API command exits 4, prints nothing on stdout and says to log in', async () => {
+    for (const args of [['whoami'], ['project', 'list'], ['key', 'list', '--project', 'x'], ['entry', 'list', '--project', 'x'], ['logout']]) {
+      const r = await cli(args);
+      expect(r.exitCode, args.join(' ')).toBe(4);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('waitlist login');
+    }
+  });
+});
+
+describe('CI: WAITLIST_SERVER and WAITLIST_SESSION', () => {
+  it('work with an empty HOME and no config file', async () => {
+    const home = freshHome();
+    const { email } = await cliSignup(srv.url, home);
+    const env = { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: storedSession(home), HOME: '', XDG_CONFIG_HOME: '' };
+    const r = await cli(['whoami', '--json'], { env, home: '/nonexistent' });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ email });
+    const p = await cli(['project', 'create', '--name', 'From CI', '--json'], { env, home: '/nonexistent' });
+    expect(p.exitCode).toBe(0);
+    const e = await cli(['entry', 'export', '--project', JSON.parse(p.stdout).slug, '--format', 'json'], { env, home: '/nonexistent' });
+    expect(e.exitCode).toBe(0);
+    expect(JSON.parse(e.stdout)).toEqual([]);
+  });
+
+  it('WAITLIST_SESSION overrides the stored session; a stored session is never sent to another server', async () => {
+    const a = freshHome();
+    const b = freshHome();
+    const userA = await cliSignup(srv.url, a);
+    await cliSignup(srv.url, b);
+    const asA = await cliJson(['whoami'], { home: b, env: { WAITLIST_SESSION: storedSession(a) } });
+    expect(asA.email).toBe(userA.email);
+    // Pointed elsewhere, b's stored session stays home: not logged in there.
+    const other = await cli(['whoami'], { home: b, env: { WAITLIST_SERVER: 'http://127.0.0.1:9' } });
+    expect(other.exitCode).toBe(4);
+  });
+
+  it('an unreachable server is exit 1 with a plain message', async () => {
+    const r = await cli(['whoami'], { env: { WAITLIST_SERVER: 'http://127.0.0.1:9', WAITLIST_SESSION: 'x'.repeat(43) } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^error: cannot reach the server at http:\/\/127\.0\.0\.1:9/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
