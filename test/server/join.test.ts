@@ -286,6 +286,20 @@ describe('join: duplicates', () => {
     expect(rs.filter((r) => r.status === 409)).toHaveLength(39);
   });
 
+  it('a burst with a never-used key costs about one bcrypt, not one per request', async () => {
+    const burst = async (key: string, tag: string) => {
+      const t = Date.now();
+      const rs = await Promise.all(Array.from({ length: 80 }, (_, i) => join(A.slug, key, { email: `${tag}-${i}@example.com` })));
+      expect(rs.map((r) => r.status)).toEqual(Array(80).fill(201));
+      return Date.now() - t;
+    };
+    const fresh = ok(await owner.post(`/api/project/${A.projectId}/apikey`, { name: 'cold' }), 201).key;
+    const cold = await burst(fresh, 'cold');
+    const warm = await burst(fresh, 'warm');
+    // 80 bcrypt comparisons at cost 10 take seconds on two cores; one takes ~0.1 s.
+    expect(cold).toBeLessThan(warm * 2 + 1500);
+  });
+
   it('40 concurrent distinct joins → 40 × 201', async () => {
     const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => join(B.slug, B.key, { email: `many-${i}@example.com` })));
     expect(rs.map((r) => r.status)).toEqual(Array(40).fill(201));
