@@ -14,21 +14,28 @@ export const normEmail = (email: string) => email.trim().toLowerCase();
 
 /** Creates an account; open when the server has no user yet or `openSignup` is on. */
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
+  const passwordHash = await bcrypt.hash(body.password, BCRYPT_COST);
+  // Checked after the slow hash, right before the insert: checking first let every one of several
+  // concurrent sign-ups on a fresh server pass while the first was still hashing.
   if (!openSignup && (await store.countUsers()) > 0) {
     throw new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
   }
-  return addUser(store, body);
+  return insertUser(store, body, passwordHash);
 }
 
 /** Inserts a user with a bcrypt-hashed password; 409 email_taken when the email exists. */
 export async function addUser(store: Store, body: SignupBody): Promise<UserRow> {
+  return insertUser(store, body, await bcrypt.hash(body.password, BCRYPT_COST));
+}
+
+async function insertUser(store: Store, body: SignupBody, passwordHash: string): Promise<UserRow> {
   const now = Date.now();
   const row: UserRow = {
     id: newId('usr'),
     email: body.email,
     emailNorm: normEmail(body.email),
     name: body.name ? body.name : null,
-    passwordHash: await bcrypt.hash(body.password, BCRYPT_COST),
+    passwordHash,
     createdAt: now,
     updatedAt: now,
   };
