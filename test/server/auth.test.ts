@@ -109,6 +109,22 @@ describe('signup on a fresh server (closed after the first user)', () => {
   });
 });
 
+describe('concurrent first sign-ups', () => {
+  it('on a fresh server, of 10 simultaneous sign-ups exactly one succeeds', async () => {
+    const s = await startServer();
+    try {
+      const rs = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => new Client(s.url).post('/api/auth/signup', { email: `race-${i}@example.com`, password: PW })),
+      );
+      expect(rs.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of rs.filter((x) => x.status !== 201)) fails(r, 403, 'signup_closed');
+    } finally {
+      await s.stop();
+      cleanup(s);
+    }
+  });
+});
+
 describe('login', () => {
   const mail = email('login');
   beforeAll(async () => {
