@@ -22,6 +22,7 @@ const PEOPLE: [string, string, string | undefined][] = [
   ['bs', 'bs@example.com', 'back\\slash'],
   ['upper', 'SHOUTING@EXAMPLE.COM', 'LOUD PERSON'],
   ['noname', 'noname@example.org', undefined],
+  ['uni', 'emile@example.com', 'Émile Zola'],
 ];
 
 beforeAll(async () => {
@@ -70,6 +71,9 @@ describe('list', () => {
     ['example.org', ['noname']],
     ['under', ['und', 'und2']],
     ['100', ['pct', 'pct2']],
+    ['Émile', ['uni']],
+    ['émile', ['uni']],
+    ['ÉMILE ZOLA', ['uni']],
     ['no such person', []],
     ["'; DROP TABLE entries; --", []],
   ])('search %j matches %j (case-insensitive substring of email or name, wildcards literal)', async (search, tags) => {
