@@ -38,8 +38,12 @@ const trimmedEmail = z
   .max(LIMITS.emailChars, `Email must be at most ${LIMITS.emailChars} characters`)
   .pipe(z.email('Invalid email address'));
 
+// z.custom, not z.record: a record is rebuilt key by key, and a "__proto__" key then silently vanishes.
 export const metadataSchema = z
-  .record(z.string(), z.unknown(), 'Metadata must be a JSON object')
+  .custom<Record<string, unknown>>(
+    (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+    'Metadata must be a JSON object',
+  )
   .superRefine((value, ctx) => {
     if (jsonDepth(value) > LIMITS.metadataDepth) {
       ctx.addIssue({ code: 'custom', message: `Metadata must nest at most ${LIMITS.metadataDepth} levels` });
