@@ -75,6 +75,13 @@ describe('join: success', () => {
     ok(await join(A.slug, A.key, { email: email(), metadata: { a: { b: { c: { d: { e: 1 } } } } } }), 201);
   });
 
+  it('metadata keeps every key as sent, "__proto__" included', async () => {
+    const r = await join(A.slug, A.key, '{"email":"proto@example.com","metadata":{"__proto__":{"x":1},"constructor":"c","a":1}}');
+    const id = ok(r, 201).entryId;
+    const got = await owner.get(`/api/project/${A.projectId}/waitlist/${id}`);
+    expect(got.text).toContain('"metadata":{"__proto__":{"x":1},"constructor":"c","a":1}');
+  });
+
   it('updates the key lastUsedAt', async () => {
     ok(await join(B.slug, B.key, { email: email() }), 201);
     const k = ok(await owner.get(`/api/project/${B.projectId}/apikey/${B.keyId}`));
