@@ -189,6 +189,30 @@ describe('logout', () => {
   });
 });
 
+describe.skipIf(DIALECT !== 'sqlite')('session expiry', () => {
+  it('an expired session → 401; a live one is extended (sliding)', async () => {
+    const mail = email('expiry');
+    const c = new Client(open.url);
+    ok(await c.post('/api/auth/signup', { email: mail, password: PW }), 201);
+    const token = c.cookie.split('=')[1]!;
+    const hash = createHash('sha256').update(token).digest('hex');
+    const db = new Database(open.dbFile);
+    try {
+      // Nearly expired: the next request extends it back to ~30 days.
+      db.prepare('UPDATE sessions SET expires_at = ? WHERE token_hash = ?').run(Date.now() + 60_000, hash);
+      ok(await c.get('/api/auth/me'));
+      const row = db.prepare('SELECT expires_at FROM sessions WHERE token_hash = ?').get(hash) as { expires_at: number };
+      expect(row.expires_at - Date.now()).toBeGreaterThan(29 * 86_400_000);
+      // Expired: refused.
+      db.prepare('UPDATE sessions SET expires_at = ? WHERE token_hash = ?').run(Date.now() - 1, hash);
+      fails(await c.get('/api/auth/me'), 401, 'unauthorized');
+      fails(await c.get('/api/project'), 401, 'unauthorized');
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('open signup (--open-signup)', () => {
   it('anyone can sign up', async () => {
     for (let i = 0; i < 2; i++) {

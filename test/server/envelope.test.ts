@@ -1,8 +1,9 @@
 // The envelope and the /api-wide rules: unknown routes, 401 without a session on every route, the
 // Origin check (403), content type (415), malformed JSON (400), and no stack traces.
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, raw } from '../helpers/api.js';
-import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;
@@ -72,6 +73,23 @@ describe('envelope', () => {
       expect(r.text).not.toMatch(/\bat .+\.(js|ts):\d+|SQLITE|SELECT |node_modules/i);
     }
   });
+});
+
+describe.skipIf(DIALECT !== 'sqlite')('500', () => {
+  it('a database failure → 500 internal with a generic message, no SQL or stack; the server recovers', async () => {
+    const db = new Database(srv.dbFile);
+    try {
+      db.pragma('busy_timeout = 0');
+      db.exec('BEGIN IMMEDIATE'); // hold the write lock past the server's busy timeout
+      const r = await owner.post('/api/project', { name: 'Locked out' });
+      fails(r, 500, 'internal');
+      expect(r.text).not.toMatch(/SQLITE|locked|INSERT|projects|\bat \S+:\d+/i);
+      db.exec('ROLLBACK');
+    } finally {
+      db.close();
+    }
+    ok(await owner.post('/api/project', { name: 'After the lock' }), 201);
+  }, 30_000);
 });
 
 describe('every /api route without a valid session → 401 unauthorized', () => {

@@ -164,6 +164,22 @@ describe('delete (revoke)', () => {
   });
 });
 
+describe('two server instances on one database', () => {
+  it('a key revoked through one instance fails at once on the other (which had it cached)', async () => {
+    const second = await startServer({ reuse: srv });
+    try {
+      const r = ok(await owner.post(base(), { name: 'Shared' }), 201);
+      ok(await postJoin(second.url, A.slug, r.key, { email: email() }), 201);
+      ok(await postJoin(second.url, A.slug, r.key, { email: email() }), 201);
+      ok(await owner.del(`${base()}/${r.keyId}`));
+      fails(await postJoin(second.url, A.slug, r.key, { email: email() }), 401, 'unauthorized');
+      fails(await postJoin(srv.url, A.slug, r.key, { email: email() }), 401, 'unauthorized');
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('no secrets', () => {
   it('no response other than create held a full key, none a bcrypt hash', () => {
     const { scanned, keys } = assertNoSecretsLeaked();
