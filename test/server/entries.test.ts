@@ -163,6 +163,10 @@ describe('update', () => {
     expect(ok(await owner.get(`/api/project/${P.projectId}/waitlist/${id}`))).toMatchObject({ email: 'upd@example.com', source: 'ads', name: 'Both' });
   });
 
+  it('metadata nested 6,000 levels deep → 400, not a 500', async () => {
+    expect(issuePaths(await put(`{"metadata":{"a":${'['.repeat(6000)}${']'.repeat(6000)}}}`))).toEqual(['metadata']);
+  });
+
   it('an unknown entry → 404', async () => {
     fails(await owner.put(`/api/project/${P.projectId}/waitlist/ent_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { name: 'x' }), 404, 'not_found');
   });

@@ -201,6 +201,11 @@ describe('join: body validation names the field', () => {
     });
   }
 
+  it.each([1000, 8000])('metadata nested %i levels deep (within 16 KiB) → 400, not a 500', async (depth) => {
+    const body = `{"email":"deep@example.com","metadata":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    expect(issuePaths(await join(A.slug, A.key, body))).toEqual(['metadata']);
+  });
+
   it('several bad fields → one issue each', async () => {
     const paths = issuePaths(await join(A.slug, A.key, { email: 'bad', name: 'n'.repeat(201), extra: true }));
     expect(paths.sort()).toEqual(['email', 'extra', 'name']);

@@ -67,6 +67,13 @@ describe('jsonDepth', () => {
     [{ a: { b: { c: { d: { e: {} } } } } }, 6],
   ])('%j has depth %i', (v, d) => {
     expect(jsonDepth(v)).toBe(d);
+    expect(jsonDepth(v, 5)).toBe(d > 5 ? 6 : d);
+  });
+
+  it('with a cap it stops early on hostile nesting instead of overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(20_000) + ']'.repeat(20_000));
+    expect(jsonDepth(deep, 5)).toBe(6);
+    expect(() => jsonDepth(deep, 5)).not.toThrow();
   });
 });
 
