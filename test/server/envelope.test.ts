@@ -152,6 +152,15 @@ describe('Origin and content type on /api', () => {
     ok(await owner.post('/api/project', { name: 'Same origin' }, { origin: srv.url }), 201);
   });
 
+  it('a CORS preflight to /api gets no Access-Control-Allow-Origin', async () => {
+    const r = await raw(srv.url, 'OPTIONS', '/api/project', {
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    expect(r.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
   it('no Origin header (curl, CLI) is accepted', async () => {
     ok(await owner.get('/api/project'));
   });

@@ -152,6 +152,11 @@ describe('update', () => {
     expect(ok(await owner.get(`/api/project/${p.projectId}`)).slug).toBe('rename-me');
   });
 
+  it('the slug issue says it cannot be changed', async () => {
+    const issues = fails(await owner.put(`/api/project/${p.projectId}`, { name: 'x', slug: 'other' }), 400, 'validation_failed');
+    expect(issues).toEqual([{ path: 'slug', message: expect.stringMatching(/cannot be changed|immutable|read-only/i) }]);
+  });
+
   it('an unknown project → 404', async () => {
     fails(await owner.put('/api/project/prj_01ARZ3NDEKTSV4RRFFQ69G5FAV', { name: 'x' }), 404, 'not_found');
   });
