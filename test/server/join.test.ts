@@ -232,7 +232,7 @@ describe('join: oversized bodies over raw HTTP', () => {
     expect(r.body.error.code).toBe('payload_too_large');
   });
 
-  it('a lying small Content-Length cannot sneak a large body in (chunked small pieces)', async () => {
+  it('many small chunks adding up past 16 KiB → 413', async () => {
     const chunks = Array.from({ length: 20 }, (_, i) => (i === 0 ? '{"email":"c2@example.com","name":"' : 'z'.repeat(1000)));
     const r = await raw(srv.url, 'POST', `/v1/waitlist/${A.slug}/join`, { headers: auth(), chunks });
     expect(r.status).toBe(413);

@@ -1,6 +1,6 @@
 // page/limit rules, identical on the three lists (projects, keys, entries): shape, edges, 400s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issuePaths, ok } from '../helpers/api.js';
+import { assertNoSecretsLeaked, issuePaths, ok } from '../helpers/api.js';
 import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -86,5 +86,11 @@ describe('empty lists', () => {
     const E = await projectWithKey(owner, 'Empty');
     const d = ok(await owner.get(`/api/project/${E.projectId}/waitlist`));
     expect(d).toEqual({ items: [], page: 1, limit: 20, total: 0, totalPages: 0 });
+  });
+});
+
+describe('no secrets', () => {
+  it('no list response held a full key or a bcrypt hash', () => {
+    expect(assertNoSecretsLeaked().keys).toBe(N);
   });
 });
