@@ -91,6 +91,6 @@ describe('empty lists', () => {
 
 describe('no secrets', () => {
   it('no list response held a full key or a bcrypt hash', () => {
-    expect(assertNoSecretsLeaked().keys).toBe(N);
+    expect(assertNoSecretsLeaked().keys).toBeGreaterThanOrEqual(N);
   });
 });
