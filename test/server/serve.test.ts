@@ -128,10 +128,19 @@ describe('signals', () => {
       req.write('{"email":"inflight');
       setTimeout(() => {
         srv.proc.kill('SIGTERM');
-        setTimeout(() => req.end('@example.com"}'), 300);
+        setTimeout(() => {
+          // Stopped accepting: a new connection is refused while the old request is still open.
+          refused = fetch(`${srv.url}/healthz`, { headers: { connection: 'close' } }).then(
+            () => false,
+            () => true,
+          );
+          setTimeout(() => req.end('@example.com"}'), 200);
+        }, 200);
       }, 200);
     });
+    let refused: Promise<boolean> = Promise.resolve(false);
     const r = await res;
+    expect(await refused).toBe(true);
     const answered = Date.now();
     expect(r.status, r.text).toBe(201);
     expect((await srv.proc).exitCode).toBe(0);
