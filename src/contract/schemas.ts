@@ -21,13 +21,18 @@ export const LIMITS = {
 
 export const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
-/** Depth of a JSON value: a scalar is 0, `{}` or `[]` is 1, `{a:{}}` is 2. */
-export function jsonDepth(value: unknown): number {
+/**
+ * Depth of a JSON value: a scalar is 0, `{}` or `[]` is 1, `{a:{}}` is 2. Past `cap` it stops
+ * descending and answers some number above `cap`, so hostile nesting cannot overflow the stack.
+ */
+export function jsonDepth(value: unknown, cap = Infinity): number {
   if (value === null || typeof value !== 'object') return 0;
+  if (cap <= 0) return 1;
   let max = 0;
   for (const child of Object.values(value as Record<string, unknown>)) {
-    const d = jsonDepth(child);
+    const d = jsonDepth(child, cap - 1);
     if (d > max) max = d;
+    if (max >= cap) break;
   }
   return max + 1;
 }
@@ -38,11 +43,16 @@ const trimmedEmail = z
   .max(LIMITS.emailChars, `Email must be at most ${LIMITS.emailChars} characters`)
   .pipe(z.email('Invalid email address'));
 
+// z.custom, not z.record: a record is rebuilt key by key, and a "__proto__" key then silently vanishes.
 export const metadataSchema = z
-  .record(z.string(), z.unknown(), 'Metadata must be a JSON object')
+  .custom<Record<string, unknown>>(
+    (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+    'Metadata must be a JSON object',
+  )
   .superRefine((value, ctx) => {
-    if (jsonDepth(value) > LIMITS.metadataDepth) {
+    if (jsonDepth(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {
       ctx.addIssue({ code: 'custom', message: `Metadata must nest at most ${LIMITS.metadataDepth} levels` });
+      return; // thousands of levels would overflow JSON.stringify below
     }
     if (Buffer.byteLength(JSON.stringify(value)) > LIMITS.metadataBytes) {
       ctx.addIssue({ code: 'custom', message: `Metadata must be at most ${LIMITS.metadataBytes} bytes serialised` });

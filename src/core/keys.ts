@@ -67,6 +67,7 @@ const unauthorized = (message: string) =>
 /** Verifies join keys, caching successful bcrypt comparisons (never the revoked state). */
 export class KeyVerifier {
   private readonly verified = new Map<string, string>(); // keyId → sha256(secret)
+  private readonly inFlight = new Map<string, Promise<boolean>>(); // `${keyId}:${sha256(secret)}` → comparison
   constructor(
     private readonly store: Store,
     private readonly maxCached = 10_000,
@@ -83,9 +84,26 @@ export class KeyVerifier {
     const digest = sha256(parsed.secret);
     const cached = this.verified.get(row.id);
     if (cached !== undefined && safeEqual(cached, digest)) return row;
-    if (!(await bcrypt.compare(parsed.secret, row.secretHash))) throw unauthorized('Invalid API key');
-    if (this.verified.size >= this.maxCached) this.verified.clear();
-    this.verified.set(row.id, digest);
+    if (!(await this.compareOnce(row, parsed.secret, digest))) throw unauthorized('Invalid API key');
     return row;
+  }
+
+  // A burst of joins with a not-yet-cached key shares one bcrypt comparison instead of running one
+  // each (which would queue hundreds of ~100 ms hashes on the thread pool).
+  private compareOnce(row: KeyAuthRow, secret: string, digest: string): Promise<boolean> {
+    const id = `${row.id}:${digest}`;
+    let p = this.inFlight.get(id);
+    if (!p) {
+      p = bcrypt.compare(secret, row.secretHash).then((ok) => {
+        if (ok) {
+          if (this.verified.size >= this.maxCached) this.verified.clear();
+          this.verified.set(row.id, digest);
+        }
+        return ok;
+      });
+      this.inFlight.set(id, p);
+      void p.finally(() => this.inFlight.delete(id)).catch(() => undefined);
+    }
+    return p;
   }
 }

@@ -14,21 +14,39 @@ export const normEmail = (email: string) => email.trim().toLowerCase();
 
 /** Creates an account; open when the server has no user yet or `openSignup` is on. */
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
-  if (!openSignup && (await store.countUsers()) > 0) {
-    throw new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
-  }
-  return addUser(store, body);
+  const passwordHash = await bcrypt.hash(body.password, BCRYPT_COST);
+  if (openSignup) return insertUser(store, body, passwordHash);
+  // Checked after the slow hash, together with the insert and one sign-up at a time: checking first
+  // let every one of several concurrent sign-ups on a fresh server pass while the first was hashing.
+  return oneAtATime(async () => {
+    if ((await store.countUsers()) > 0) {
+      throw new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
+    }
+    return insertUser(store, body, passwordHash);
+  });
+}
+
+let signupQueue: Promise<unknown> = Promise.resolve();
+/** Runs `fn` after every earlier call has settled (per process; the database queries are async on PostgreSQL). */
+function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+  const run = signupQueue.then(fn, fn);
+  signupQueue = run.catch(() => undefined);
+  return run;
 }
 
 /** Inserts a user with a bcrypt-hashed password; 409 email_taken when the email exists. */
 export async function addUser(store: Store, body: SignupBody): Promise<UserRow> {
+  return insertUser(store, body, await bcrypt.hash(body.password, BCRYPT_COST));
+}
+
+async function insertUser(store: Store, body: SignupBody, passwordHash: string): Promise<UserRow> {
   const now = Date.now();
   const row: UserRow = {
     id: newId('usr'),
     email: body.email,
     emailNorm: normEmail(body.email),
     name: body.name ? body.name : null,
-    passwordHash: await bcrypt.hash(body.password, BCRYPT_COST),
+    passwordHash,
     createdAt: now,
     updatedAt: now,
   };

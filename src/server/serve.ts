@@ -44,9 +44,14 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     hasUsers: (await store.countUsers()) > 0,
     close() {
       closing ??= (async () => {
-        // Stop accepting; idle keep-alive sockets go now, busy ones after their response.
+        // Stop accepting; idle keep-alive sockets go now, busy ones as soon as their response is
+        // done (swept, so a finished keep-alive socket does not hold the exit for keepAliveTimeout).
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          const sweep = setInterval(() => server.closeIdleConnections(), 50);
+          server.close(() => {
+            clearInterval(sweep);
+            resolve();
+          });
           server.closeIdleConnections();
         });
         await store.close();

@@ -86,6 +86,9 @@ export interface Res<T = any> {
   text: string;
 }
 
+/** Every response any Client received in this test file (method, path, status, body + headers). */
+export const responseLog: { method: string; path: string; status: number; text: string }[] = [];
+
 /** A client for one user: keeps the session cookie between calls. */
 export class Client {
   cookie = '';
@@ -112,6 +115,7 @@ export class Client {
     } catch {
       /* not JSON */
     }
+    responseLog.push({ method, path, status: r.status, text: text + JSON.stringify([...r.headers]) });
     return { status: r.status, headers: r.headers, body: parsed as T, text };
   }
   get = <T = any>(p: string, h?: Record<string, string>) => this.req<T>('GET', p, undefined, h);

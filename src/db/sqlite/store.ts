@@ -41,6 +41,8 @@ export function openSqliteStore(file: string): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's lower() and LIKE fold ASCII only; searches with other letters need JS's full folding.
+  sqlite.function('wl_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
   const db = drizzle(sqlite, { schema: s });
   migrate(db, { migrationsFolder: MIGRATIONS });
   return new SqliteStore(sqlite, db);
@@ -247,9 +249,11 @@ class SqliteStore implements Store {
     const live = and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
     if (!search) return live;
     const pattern = `%${escapeLike(search.toLowerCase())}%`;
+    // An ASCII needle can only match ASCII letters, which lower() folds; only others need wl_lower().
+    const name = /^[\x00-\x7f]*$/.test(search) ? sql`lower(${s.entries.name})` : sql`wl_lower(${s.entries.name})`;
     return and(
       live,
-      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`,
+      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR ${name} LIKE ${pattern} ESCAPE '\\')`,
     )!;
   }
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
