@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The tests mostly wait on spawned servers, so more workers than cores pays off.
+    maxWorkers: 4,
     globalSetup: ['test/helpers/global-setup.ts'],
     projects: [
       {

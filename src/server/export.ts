@@ -15,12 +15,14 @@ const TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
 };
 
-// Spreadsheet apps run cells starting with these as formulas; a leading ' keeps them as text.
+// Spreadsheet apps run cells starting with these as formulas; a leading ' keeps free-text cells as
+// text. Emails and ids are left exact (a valid `+tag@x.com` must export unchanged; it cannot call a function).
 const FORMULA_START = /^[=+\-@\t\r]/;
-const csvCell = (v: unknown) => {
+const EXACT = new Set(['entryId', 'email', 'createdAt', 'updatedAt', 'ip', 'country']);
+const csvCell = (column: string, v: unknown) => {
   if (v === null || v === undefined) return '';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return FORMULA_START.test(s) ? `'${s}` : s;
+  return !EXACT.has(column) && FORMULA_START.test(s) ? `'${s}` : s;
 };
 
 function formatter(format: ExportFormat) {
@@ -32,7 +34,7 @@ function formatter(format: ExportFormat) {
     case 'csv':
       return {
         head: stringify([CSV_COLUMNS as unknown as string[]]),
-        row: (e: object) => stringify([CSV_COLUMNS.map((c) => csvCell((e as Record<string, unknown>)[c]))]),
+        row: (e: object) => stringify([CSV_COLUMNS.map((c) => csvCell(c, (e as Record<string, unknown>)[c]))]),
         tail: '',
       };
   }

@@ -7,7 +7,8 @@ export async function runServe(config: ServeConfig): Promise<void> {
   const running = await startServer(config);
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if (!running.hasUsers) {
-    process.stdout.write(
+    // On stderr: stdout carries exactly one line with the URL, for scripts that read it.
+    process.stderr.write(
       `No account yet. Create the first one with:\n  waitlist signup --server ${running.url}\n` +
         `or open ${running.url}/ in a browser.\n`,
     );
