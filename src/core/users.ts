@@ -12,26 +12,19 @@ const BAD_LOGIN = 'Invalid email or password';
 
 export const normEmail = (email: string) => email.trim().toLowerCase();
 
+const signupClosed = () =>
+  new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
+
 /** Creates an account; open when the server has no user yet or `openSignup` is on. */
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
+  // A closed server answers before the slow hash, so refused sign-ups cost no bcrypt work.
+  if (!openSignup && (await store.countUsers()) > 0) throw signupClosed();
   const passwordHash = await bcrypt.hash(body.password, BCRYPT_COST);
   if (openSignup) return insertUser(store, body, passwordHash);
-  // Checked after the slow hash, together with the insert and one sign-up at a time: checking first
-  // let every one of several concurrent sign-ups on a fresh server pass while the first was hashing.
-  return oneAtATime(async () => {
-    if ((await store.countUsers()) > 0) {
-      throw new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
-    }
-    return insertUser(store, body, passwordHash);
-  });
-}
-
-let signupQueue: Promise<unknown> = Promise.resolve();
-/** Runs `fn` after every earlier call has settled (per process; the database queries are async on PostgreSQL). */
-function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
-  const run = signupQueue.then(fn, fn);
-  signupQueue = run.catch(() => undefined);
-  return run;
+  // Many concurrent first sign-ups all passed the check above: the store lets exactly one insert.
+  const row = userRow(body, passwordHash);
+  if ((await store.insertFirstUser(row)) === 'closed') throw signupClosed();
+  return row;
 }
 
 /** Inserts a user with a bcrypt-hashed password; 409 email_taken when the email exists. */
@@ -39,9 +32,9 @@ export async function addUser(store: Store, body: SignupBody): Promise<UserRow> 
   return insertUser(store, body, await bcrypt.hash(body.password, BCRYPT_COST));
 }
 
-async function insertUser(store: Store, body: SignupBody, passwordHash: string): Promise<UserRow> {
+function userRow(body: SignupBody, passwordHash: string): UserRow {
   const now = Date.now();
-  const row: UserRow = {
+  return {
     id: newId('usr'),
     email: body.email,
     emailNorm: normEmail(body.email),
@@ -50,6 +43,10 @@ async function insertUser(store: Store, body: SignupBody, passwordHash: string):
     createdAt: now,
     updatedAt: now,
   };
+}
+
+async function insertUser(store: Store, body: SignupBody, passwordHash: string): Promise<UserRow> {
+  const row = userRow(body, passwordHash);
   if ((await store.insertUser(row)) === 'duplicate') {
     throw new AppError('email_taken', 'An account with this email already exists');
   }

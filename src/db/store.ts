@@ -103,6 +103,8 @@ export interface Store {
   // users
   countUsers(): Promise<number>;
   insertUser(row: UserRow): Promise<'inserted' | 'duplicate'>;
+  /** Inserts only while there is no user at all, atomically across processes: 'closed' otherwise. */
+  insertFirstUser(row: UserRow): Promise<'inserted' | 'duplicate' | 'closed'>;
   userByEmail(emailNorm: string): Promise<UserRow | undefined>;
   userById(id: string): Promise<UserRow | undefined>;
   setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;

@@ -75,3 +75,23 @@ describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => 
     expect(statuses.slice(50)).toEqual([429, 429]);
   });
 });
+
+describe.skipIf(!baseUrl)('first sign-up on a fresh database with two instances', () => {
+  it('exactly one of many concurrent sign-ups over both instances gets the account', async () => {
+    const reuse = { dbFile: '/nonexistent', dbEnv: { DATABASE_URL: await createPgDatabase(baseUrl!) } };
+    const [a, b] = await Promise.all([startServer({ reuse }), startServer({ reuse })]);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          new Client(i % 2 ? a.url : b.url).post('/api/auth/signup', { email: uniqueEmail('first'), password: 'a long password' }),
+        ),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(results.filter((r) => r.status === 403).every((r) => r.body.error.code === 'signup_closed')).toBe(true);
+      expect(statuses.filter((s) => s === 403)).toHaveLength(9);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});

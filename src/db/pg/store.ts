@@ -26,6 +26,7 @@ import * as s from './schema.js';
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
 // Any constant shared by every instance: serialises concurrent migrations on a fresh database.
 const MIGRATION_LOCK = 727_274_001;
+const FIRST_USER_LOCK = 727_274_002;
 const DAY_MS = 86_400_000;
 const MAX_BATCH = 500;
 
@@ -94,6 +95,15 @@ class PgStore implements Store {
   async insertUser(row: UserRow) {
     const r = await this.db.insert(s.users).values(row).onConflictDoNothing().returning({ id: s.users.id });
     return r.length === 1 ? ('inserted' as const) : ('duplicate' as const);
+  }
+  async insertFirstUser(row: UserRow) {
+    // The transaction-scoped advisory lock serialises first sign-ups across every instance.
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${FIRST_USER_LOCK})`);
+      if (first(await tx.select({ n: count() }).from(s.users))?.n) return 'closed' as const;
+      await tx.insert(s.users).values(row);
+      return 'inserted' as const;
+    });
   }
   async userByEmail(emailNorm: string) {
     return first(await this.db.select().from(s.users).where(eq(s.users.emailNorm, emailNorm)));

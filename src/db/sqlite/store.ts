@@ -96,6 +96,14 @@ class SqliteStore implements Store {
     const r = this.db.insert(s.users).values(row).onConflictDoNothing().run();
     return r.changes === 1 ? ('inserted' as const) : ('duplicate' as const);
   }
+  async insertFirstUser(row: UserRow) {
+    // BEGIN IMMEDIATE takes the write lock first, so no other process can insert between check and insert.
+    return this.sqlite.transaction(() => {
+      if (this.db.select({ n: count() }).from(s.users).get()?.n) return 'closed' as const;
+      this.db.insert(s.users).values(row).run();
+      return 'inserted' as const;
+    }).immediate();
+  }
   async userByEmail(emailNorm: string) {
     return this.db.select().from(s.users).where(eq(s.users.emailNorm, emailNorm)).get();
   }
