@@ -5,7 +5,8 @@ import { openStore, type DbConfig } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
-import { JoinLimiter } from './ratelimit.js';
+import { compileTrust } from './client-ip.js';
+import { AuthLimiter, JoinLimiter } from './ratelimit.js';
 
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
@@ -26,10 +27,22 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     store,
     options: config,
     keys: new KeyVerifier(store),
+    trust: compileTrust(config.trustProxy),
     joinLimiter: config.rateLimit ? new JoinLimiter(store, config.joinLimit, config.joinWindowSec) : null,
+    authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
   };
   const app = createApp(deps);
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, app.handler as never);
+  // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
+  // checked every second (Node's default check runs every 30 s).
+  const server = createServer(
+    {
+      headersTimeout: Math.min(config.headersTimeoutSec ?? 10, config.requestTimeoutSec ?? 30) * 1000,
+      requestTimeout: (config.requestTimeoutSec ?? 30) * 1000,
+      connectionsCheckingInterval: 1000,
+      maxHeaderSize: 16 * 1024,
+    },
+    app.handler as never,
+  );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
