@@ -120,6 +120,9 @@ export async function readJson<S extends z.ZodType>(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed([{ path: '', message: 'Request body must be a JSON object' }]);
   }
+  // Text columns cannot hold NUL (PostgreSQL refuses it); nested values are stored as escaped JSON.
+  const nul = Object.entries(value).filter(([, v]) => typeof v === 'string' && v.includes('\0'));
+  if (nul.length) throw validationFailed(nul.map(([k]) => ({ path: k, message: 'Must not contain NUL characters' })));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationFailed(zodIssues(parsed.error, readOnly));
   return parsed.data;
