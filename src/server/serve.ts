@@ -1,5 +1,5 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openStore, type DbConfig } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
@@ -32,6 +32,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
   };
   const app = createApp(deps);
+  const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+  let closing: Promise<void> | undefined;
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
   // checked every second (Node's default check runs every 30 s).
   const server = createServer(
@@ -41,7 +43,11 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       connectionsCheckingInterval: 1000,
       maxHeaderSize: 16 * 1024,
     },
-    app.handler as never,
+    (req, res) => {
+      // Shutting down: answer what is in flight, then let keep-alive connections go.
+      if (closing) res.setHeader('Connection', 'close');
+      handle(req, res);
+    },
   );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -50,7 +56,6 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${addr.port}`,
     server,
