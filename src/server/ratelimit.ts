@@ -4,6 +4,7 @@
 //   login   per email+IP: a few consecutive failures are free, then each failure blocks that pair for
 //           1 s, 2 s, 4 s … up to a cap; a success resets it. Per IP: failed logins per window.
 //   signup  accounts created (or attempted) per IP per hour
+//   key     join keys with a known id but a wrong secret, per IP (each costs a bcrypt comparison)
 // A 429 carries Retry-After and the RateLimit-Policy / RateLimit headers (IETF draft syntax).
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from '../db/store.js';
@@ -34,6 +35,10 @@ export const RATE_LIMIT_DEFAULTS: RateLimitOptions = {
   loginIpWindowSec: 900,
   signupLimit: 100,
 };
+
+// Wrong secrets for a real key id only come from tampering; legitimate clients never hit this.
+const BAD_KEY_LIMIT = 20;
+const BAD_KEY_WINDOW_SEC = 60;
 
 const retrySec = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 const policy = (name: string, q: number, w: number) => `"${name}";q=${q};w=${w}`;
@@ -75,12 +80,29 @@ export class AuthLimiter {
   private readonly blocks: RateLimiterAbstract; // current back-off per email+IP
   private readonly ipFails: RateLimiterAbstract;
   private readonly signups: RateLimiterAbstract;
+  private readonly badKeys: RateLimiterAbstract;
 
   constructor(store: Store, private readonly o: RateLimitOptions) {
     this.fails = store.rateLimiter({ keyPrefix: 'login-fail', points: 1_000_000, duration: 86_400 });
     this.blocks = store.rateLimiter({ keyPrefix: 'login-block', points: 1, duration: 1 });
     this.ipFails = store.rateLimiter({ keyPrefix: 'login-ip', points: o.loginIpLimit, duration: o.loginIpWindowSec });
     this.signups = store.rateLimiter({ keyPrefix: 'signup', points: o.signupLimit, duration: 3600 });
+    this.badKeys = store.rateLimiter({ keyPrefix: 'bad-key', points: BAD_KEY_LIMIT, duration: BAD_KEY_WINDOW_SEC });
+  }
+
+  /** Guards the join key's bcrypt comparison: 429 once an IP sent too many wrong secrets. */
+  keyGuard(ip: string) {
+    return {
+      before: async () => {
+        const r = await this.badKeys.get(ip);
+        if (r && r.consumedPoints >= BAD_KEY_LIMIT) {
+          throw limited('Too many invalid API keys from this address', 'bad-key', BAD_KEY_LIMIT, BAD_KEY_WINDOW_SEC, r.msBeforeNext);
+        }
+      },
+      failed: async () => {
+        await this.badKeys.consume(ip).catch(() => undefined);
+      },
+    };
   }
 
   // Hashed: bounded length (the PostgreSQL key column is varchar(255)) and no emails in the store.

@@ -47,6 +47,21 @@ describe('join rate limit', () => {
   });
 });
 
+describe('wrong key secrets', () => {
+  it('20 per IP per minute get 401, then 429 before bcrypt runs; the real key keeps working', async () => {
+    const srv = await serve({});
+    const owner = await signedUp(srv.url);
+    const { slug, key } = await projectWithKey(owner);
+    expect((await postJoin(srv.url, slug, key, { email: uniqueEmail() })).status).toBe(201);
+    const forged = (i: number) => `${key.slice(0, -6)}${String(i).padStart(6, 'x')}`;
+    for (let i = 0; i < 20; i++) expect((await postJoin(srv.url, slug, forged(i), { email: uniqueEmail() })).status).toBe(401);
+    const r = await postJoin(srv.url, slug, forged(99), { email: uniqueEmail() });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('ratelimit-policy')).toBe('"bad-key";q=20;w=60');
+    expect((await postJoin(srv.url, slug, key, { email: uniqueEmail() })).status).toBe(201);
+  });
+});
+
 describe('log-in limits', () => {
   it('5 free failures per email+IP, then a doubling back-off that refuses even the right password; success resets', async () => {
     const srv = await serve({ WAITLIST_LOGIN_MAX_BLOCK: '3' }, ['--trust-proxy']);

@@ -43,7 +43,7 @@ function corsFor(project: ProjectRow, req: Req, res: ServerResponse): boolean {
 }
 
 export function joinRoutes(app: Polka<Req>, deps: Deps) {
-  const { store, keys, joinLimiter } = deps;
+  const { store, keys, joinLimiter, authLimiter } = deps;
 
   app.options('/v1/waitlist/:slug/join', async (req, res: ServerResponse) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
@@ -55,7 +55,8 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
 
   app.post('/v1/waitlist/:slug/join', async (req, res) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-    const key = await keys.verify(req.headers.authorization);
+    const ip = clientIp(req, deps.trust);
+    const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
     const project = await store.projectBySlug(req.params.slug!);
     if (!project) throw notFoundProject();
     if (key.projectId !== project.id) {
@@ -64,7 +65,6 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
       });
     }
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
-    const ip = clientIp(req, deps.trust);
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
       for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
