@@ -1,7 +1,8 @@
 // Logs: the opt-in access log has a line per request with its id, and nothing a client sent as a
 // secret (passwords, keys, cookies, session tokens, query strings, emails) ever reaches the output.
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, projectWithKey, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -68,5 +69,28 @@ describe('default output', () => {
     const { secrets } = await exercise(srv);
     await srv.stop();
     for (const s of secrets) expect(srv.output(), s).not.toContain(s);
+  });
+});
+
+describe('a database failure', () => {
+  it('answers a generic 500 envelope and logs the request id and query without bound values', async () => {
+    const srv = await startServer();
+    servers.push(srv);
+    const owner = await signedUp(srv.url);
+    const p = await projectWithKey(owner);
+    const db = new Database(srv.dbFile);
+    db.exec('ALTER TABLE entries RENAME TO entries_gone');
+    db.close();
+    const r = await owner.get(`/api/project/${p.projectId}/waitlist?search=needle-secret-term`);
+    expect(r.status).toBe(500);
+    expect(r.body).toMatchObject({ status: 'error', message: 'Internal server error', error: { code: 'internal' } });
+    expect(r.text).not.toMatch(/select|entries|sqlite|at /i);
+    const j = await postJoin(srv.url, p.slug, p.key, { email: 'victim-secret@example.com' });
+    expect(j.status).toBe(500);
+    await srv.stop();
+    const out = srv.output();
+    expect(out).toContain(`[${r.headers.get('x-request-id')}]`);
+    expect(out).toMatch(/no such table/);
+    for (const secret of ['needle-secret-term', 'victim-secret', p.key]) expect(out, secret).not.toContain(secret);
   });
 });
