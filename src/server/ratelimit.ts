@@ -6,6 +6,7 @@
 //   signup  accounts created (or attempted) per IP per hour
 //   key     join keys with a known id but a wrong secret, per IP (each costs a bcrypt comparison)
 // A 429 carries Retry-After and the RateLimit-Policy / RateLimit headers (IETF draft syntax).
+import { isIP } from 'node:net';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from '../db/store.js';
 import { sha256 } from '../core/crypto.js';
@@ -40,6 +41,20 @@ export const RATE_LIMIT_DEFAULTS: RateLimitOptions = {
 const BAD_KEY_LIMIT = 20;
 const BAD_KEY_WINDOW_SEC = 60;
 
+/**
+ * The address a limit counts against: an IPv4 address, or the /64 network of an IPv6 address (one
+ * subscriber line usually gets a whole /64, so single IPv6 addresses are free to rotate).
+ */
+export function limitKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  if (right.some((g) => g.includes('.')) || left.some((g) => g.includes('.'))) return ip; // embedded IPv4: keep whole
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 const retrySec = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 const policy = (name: string, q: number, w: number) => `"${name}";q=${q};w=${w}`;
 const state = (name: string, remaining: number, ms: number) =>
@@ -62,7 +77,7 @@ export class JoinLimiter {
   /** Counts one join; resolves with the headers to send, or throws 429 rate_limited. */
   async consume(projectId: string, ip: string): Promise<Record<string, string>> {
     try {
-      const r = await this.limiter.consume(`${projectId}|${ip}`);
+      const r = await this.limiter.consume(`${projectId}|${limitKey(ip)}`);
       return {
         'RateLimit-Policy': policy('join', this.points, this.windowSec),
         RateLimit: state('join', r.remainingPoints, r.msBeforeNext),
@@ -94,23 +109,23 @@ export class AuthLimiter {
   keyGuard(ip: string) {
     return {
       before: async () => {
-        const r = await this.badKeys.get(ip);
+        const r = await this.badKeys.get(limitKey(ip));
         if (r && r.consumedPoints >= BAD_KEY_LIMIT) {
           throw limited('Too many invalid API keys from this address', 'bad-key', BAD_KEY_LIMIT, BAD_KEY_WINDOW_SEC, r.msBeforeNext);
         }
       },
       failed: async () => {
-        await this.badKeys.consume(ip).catch(() => undefined);
+        await this.badKeys.consume(limitKey(ip)).catch(() => undefined);
       },
     };
   }
 
   // Hashed: bounded length (the PostgreSQL key column is varchar(255)) and no emails in the store.
-  private pair = (emailNorm: string, ip: string) => sha256(`${emailNorm}|${ip}`);
+  private pair = (emailNorm: string, ip: string) => sha256(`${emailNorm}|${limitKey(ip)}`);
 
   /** Throws 429 when this email+IP is backing off or this IP failed too often; run before bcrypt. */
   async checkLogin(emailNorm: string, ip: string): Promise<void> {
-    const [block, byIp] = await Promise.all([this.blocks.get(this.pair(emailNorm, ip)), this.ipFails.get(ip)]);
+    const [block, byIp] = await Promise.all([this.blocks.get(this.pair(emailNorm, ip)), this.ipFails.get(limitKey(ip))]);
     if (byIp && byIp.consumedPoints >= this.o.loginIpLimit) {
       throw limited('Too many failed log-ins from this address', 'login-ip', this.o.loginIpLimit, this.o.loginIpWindowSec, byIp.msBeforeNext);
     }
@@ -122,7 +137,7 @@ export class AuthLimiter {
   /** Records a failed login: counts it, and starts the next back-off once past the free failures. */
   async loginFailed(emailNorm: string, ip: string): Promise<void> {
     const key = this.pair(emailNorm, ip);
-    const [r] = await Promise.all([this.fails.consume(key), this.ipFails.consume(ip).catch(() => undefined)]);
+    const [r] = await Promise.all([this.fails.consume(key), this.ipFails.consume(limitKey(ip)).catch(() => undefined)]);
     const over = r.consumedPoints - this.o.loginFreeFailures;
     if (over > 0) await this.blocks.block(key, Math.min(2 ** Math.min(over - 1, 30), this.o.loginMaxBlockSec));
   }
@@ -136,7 +151,7 @@ export class AuthLimiter {
   /** Counts one sign-up attempt from an IP, or throws 429. */
   async signup(ip: string): Promise<void> {
     try {
-      await this.signups.consume(ip);
+      await this.signups.consume(limitKey(ip));
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
       throw limited('Too many sign-ups from this address', 'signup', this.o.signupLimit, 3600, e.msBeforeNext);

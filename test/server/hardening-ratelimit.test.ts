@@ -45,6 +45,16 @@ describe('join rate limit', () => {
     expect((await postJoin(srv.url, b.slug, b.key, { email: uniqueEmail() })).status).toBe(201);
     expect((await postJoin(srv.url, a.slug, a.key, { email: uniqueEmail() }, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(201);
   });
+
+  it('counts IPv6 clients per /64 network', async () => {
+    const srv = await serve({ WAITLIST_JOIN_LIMIT: '3', WAITLIST_JOIN_WINDOW: '60' }, ['--trust-proxy']);
+    const owner = await signedUp(srv.url);
+    const { slug, key } = await projectWithKey(owner);
+    const from = (ip: string) => postJoin(srv.url, slug, key, { email: uniqueEmail() }, { 'x-forwarded-for': ip });
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::9']) expect((await from(ip)).status).toBe(201);
+    expect((await from('2001:0db8:0001:0002::abcd')).status).toBe(429);
+    expect((await from('2001:db8:1:3::1')).status).toBe(201);
+  });
 });
 
 describe('wrong key secrets', () => {
