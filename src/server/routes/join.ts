@@ -1,7 +1,8 @@
 // The public join endpoint, called from subscribers' browsers with a publishable key.
 //   OPTIONS /v1/waitlist/:slug/join   preflight (CORS)
 //   POST    /v1/waitlist/:slug/join   joinWaitlist
-// Order of checks (CONTRACT.md): key → slug → key's project → body → duplicate → 201.
+// Order of checks (CONTRACT.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
+// disposable domains) → duplicate → 201.
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
