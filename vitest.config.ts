@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // The HTTP suite runs twice when TEST_DATABASE_URL is set: on SQLite and on PostgreSQL.
 const pg = Boolean(process.env.TEST_DATABASE_URL);
+// Names this run's PostgreSQL test databases (see test/helpers/pg.ts).
+process.env.WAITLIST_TEST_RUN ??= `${Date.now().toString(36)}${process.pid.toString(36)}`;
 
 export default defineConfig({
   test: {

@@ -184,3 +184,68 @@ export type UpdateEntryBody = z.infer<typeof updateEntryBody>;
 export type PageQuery = z.infer<typeof pageQuery>;
 export type EntryListQuery = z.infer<typeof entryListQuery>;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+// ---- project settings (GET/PUT /api/project/:projectId/settings) ----
+export const SETTINGS_LIMITS = { origins: 50, originChars: 200 } as const;
+/** Join-body fields a honeypot may not shadow (plus names that are special on JS objects). */
+export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', '__proto__', 'constructor', 'prototype'];
+export const HONEYPOT_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+const originSchema = z
+  .string()
+  .trim()
+  .max(SETTINGS_LIMITS.originChars, `An origin must be at most ${SETTINGS_LIMITS.originChars} characters`)
+  .transform((v, ctx) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      /* reported below */
+    }
+    const bare = u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[/?#]./.test(v.replace(/^[a-z]+:\/\//i, ''));
+    if (!u || !bare || (u.protocol !== 'https:' && u.protocol !== 'http:')) {
+      ctx.addIssue({ code: 'custom', message: 'An origin is a scheme, host and optional port, like https://example.com (no path)' });
+      return z.NEVER;
+    }
+    return u.origin;
+  });
+
+export const projectSettingsBody = z
+  .strictObject({
+    allowedOrigins: z
+      .array(originSchema, 'allowedOrigins must be an array of origins')
+      .max(SETTINGS_LIMITS.origins, `At most ${SETTINGS_LIMITS.origins} origins`)
+      .transform((list) => [...new Set(list)])
+      .optional(),
+    blockDisposableEmails: z.boolean('blockDisposableEmails must be true or false').optional(),
+    honeypotField: z
+      .string()
+      .trim()
+      .transform((v, ctx) => {
+        if (v === '') return null;
+        if (!HONEYPOT_RE.test(v) || RESERVED_HONEYPOT.includes(v)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'honeypotField must be 1-64 letters, digits, "_" or "-", start with a letter, and not be a join field',
+          });
+          return z.NEVER;
+        }
+        return v;
+      })
+      .nullable()
+      .optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'Give allowedOrigins, blockDisposableEmails and/or honeypotField',
+    path: ['allowedOrigins'],
+  });
+
+/** GET/PUT /api/project/:projectId/settings `data`. */
+export interface ProjectSettings {
+  /** Origins allowed to call the join route from a browser; empty = any origin. */
+  allowedOrigins: string[];
+  blockDisposableEmails: boolean;
+  /** Extra join-body field that only bots fill; null = no honeypot. */
+  honeypotField: string | null;
+}
+export type ProjectSettingsBody = z.infer<typeof projectSettingsBody>;

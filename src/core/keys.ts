@@ -64,6 +64,11 @@ export async function revokeKey(store: Store, projectId: string, keyId: string) 
 const unauthorized = (message: string) =>
   new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="waitlist"' });
 
+export interface BcryptGuard {
+  before(): Promise<void>;
+  failed(): Promise<void>;
+}
+
 /** Verifies join keys, caching successful bcrypt comparisons (never the revoked state). */
 export class KeyVerifier {
   private readonly verified = new Map<string, string>(); // keyId → sha256(secret)
@@ -73,8 +78,12 @@ export class KeyVerifier {
     private readonly maxCached = 10_000,
   ) {}
 
-  /** The key row for an `Authorization` header value, or a 401 AppError. */
-  async verify(authorization: string | undefined): Promise<KeyAuthRow> {
+  /**
+   * The key row for an `Authorization` header value, or a 401 AppError. `guard` runs before each
+   * bcrypt comparison (it may throw, e.g. 429) and `failed` after one that did not match, so a client
+   * cannot make the server burn CPU on wrong secrets without limit.
+   */
+  async verify(authorization: string | undefined, guard?: BcryptGuard): Promise<KeyAuthRow> {
     const m = authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
     const parsed = parseKey(m[1]!);
@@ -84,7 +93,11 @@ export class KeyVerifier {
     const digest = sha256(parsed.secret);
     const cached = this.verified.get(row.id);
     if (cached !== undefined && safeEqual(cached, digest)) return row;
-    if (!(await this.compareOnce(row, parsed.secret, digest))) throw unauthorized('Invalid API key');
+    await guard?.before();
+    if (!(await this.compareOnce(row, parsed.secret, digest))) {
+      await guard?.failed();
+      throw unauthorized('Invalid API key');
+    }
     return row;
   }
 

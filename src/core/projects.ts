@@ -35,7 +35,18 @@ function* derivedSlugs(name: string): Generator<string> {
 /** Creates a project; an explicit slug that is taken answers 409, a derived one gets a suffix. */
 export async function createProject(store: Store, userId: string, body: CreateProjectBody): Promise<ProjectRow> {
   const now = Date.now();
-  const row: ProjectRow = { id: newId('prj'), userId, name: body.name, slug: '', createdAt: now, updatedAt: now, deletedAt: null };
+  const row: ProjectRow = {
+    id: newId('prj'),
+    userId,
+    name: body.name,
+    slug: '',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    allowedOrigins: null,
+    blockDisposable: false,
+    honeypotField: null,
+  };
   if (body.slug) {
     row.slug = body.slug;
     if ((await store.insertProject(row)) === 'duplicate') {

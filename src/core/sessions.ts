@@ -14,17 +14,21 @@ export async function createSession(store: Store, userId: string): Promise<strin
   return token;
 }
 
-/** The user of a live session token, extending the session when due; undefined otherwise. */
-export async function userForToken(store: Store, token: string): Promise<UserRow | undefined> {
+/** The user of a live session token, extending the session when due (`renewed`); undefined otherwise. */
+export async function sessionForToken(store: Store, token: string): Promise<{ user: UserRow; renewed: boolean } | undefined> {
   if (!token || token.length > 200) return undefined;
   const hash = sha256(token);
   const now = Date.now();
   const found = await store.sessionByHash(hash, now);
   if (!found) return undefined;
-  if (found.session.expiresAt - now < SESSION_TTL_MS - EXTEND_AFTER_MS) {
-    await store.extendSession(hash, now + SESSION_TTL_MS);
-  }
-  return found.user;
+  const renewed = found.session.expiresAt - now < SESSION_TTL_MS - EXTEND_AFTER_MS;
+  if (renewed) await store.extendSession(hash, now + SESSION_TTL_MS);
+  return { user: found.user, renewed };
+}
+
+/** The user of a live session token, extending the session when due; undefined otherwise. */
+export async function userForToken(store: Store, token: string): Promise<UserRow | undefined> {
+  return (await sessionForToken(store, token))?.user;
 }
 
 /** Revokes one session server-side. */

@@ -28,7 +28,13 @@ export interface ProjectRow {
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
+  /** Join-route settings: a JSON array of allowed origins (null = any origin). */
+  allowedOrigins: string | null;
+  blockDisposable: boolean;
+  honeypotField: string | null;
 }
+
+export type ProjectSettingsPatch = Partial<Pick<ProjectRow, 'allowedOrigins' | 'blockDisposable' | 'honeypotField'>>;
 
 export interface KeyRow {
   id: string;
@@ -128,6 +134,8 @@ export interface Store {
   renameProject(id: string, name: string, now: number): Promise<ProjectRow | undefined>;
   softDeleteProject(id: string, now: number): Promise<ProjectRow | undefined>;
   restoreProject(id: string, now: number): Promise<ProjectRow | undefined>;
+  /** Changes a live project's join settings (not its updatedAt). */
+  updateProjectSettings(id: string, patch: ProjectSettingsPatch): Promise<ProjectRow | undefined>;
 
   // api keys (reads skip revoked keys)
   insertKey(row: KeyRow): Promise<void>;

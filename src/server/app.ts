@@ -2,22 +2,27 @@
 import polka, { type Polka } from 'polka';
 import type { Deps, Req } from './context.js';
 import { onError, onNoMatch, send } from './http.js';
+import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
 import { authRoutes } from './routes/auth.js';
 import { entryRoutes } from './routes/entries.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
+import { settingsRoutes } from './routes/settings.js';
 
 export function createApp(deps: Deps): Polka<Req> {
   const app = polka<Req>({ onError: onError as never, onNoMatch });
-  app.use(baseHeaders, apiGuard(deps));
+  app.use(baseHeaders);
+  if (deps.options.logRequests) app.use(accessLog);
+  app.use(apiGuard(deps));
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
   joinRoutes(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
   projectRoutes(app, deps);
+  settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
   return app;

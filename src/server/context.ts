@@ -2,7 +2,8 @@
 import type { Request } from 'polka';
 import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
-import type { JoinLimiter } from './ratelimit.js';
+import type { Trust } from './client-ip.js';
+import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
 
 export interface Req extends Request {
   id?: string;
@@ -10,20 +11,26 @@ export interface Req extends Request {
   sessionToken?: string;
 }
 
-export interface ServerOptions {
+export interface ServerOptions extends RateLimitOptions {
   openSignup: boolean;
-  trustProxy: boolean;
+  /** false; true (trust loopback and private networks); or the trusted proxies' addresses/CIDRs. */
+  trustProxy: boolean | string[];
   rateLimit: boolean;
-  /** Joins allowed per client IP per project per window. */
-  joinLimit: number;
-  joinWindowSec: number;
+  /** Print one access-log line per request (method, path, status, ms, request id). */
+  logRequests?: boolean;
+  /** Seconds allowed to receive a request's headers / the whole request. */
+  headersTimeoutSec?: number;
+  requestTimeoutSec?: number;
 }
 
 export interface Deps {
   store: Store;
   options: ServerOptions;
   keys: KeyVerifier;
+  /** Compiled from options.trustProxy; null when no proxy is trusted. */
+  trust: Trust | null;
   joinLimiter: JoinLimiter | null;
+  authLimiter: AuthLimiter | null;
 }
 
 /** The signed-in user of a request that passed requireSession. */

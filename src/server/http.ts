@@ -5,6 +5,7 @@ import type { Issue } from '../contract/types.js';
 import { LIMITS } from '../contract/schemas.js';
 import { AppError } from '../core/errors.js';
 import type { Req } from './context.js';
+import { describeError } from './log.js';
 
 export { AppError };
 
@@ -119,6 +120,9 @@ export async function readJson<S extends z.ZodType>(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed([{ path: '', message: 'Request body must be a JSON object' }]);
   }
+  // Text columns cannot hold NUL (PostgreSQL refuses it); nested values are stored as escaped JSON.
+  const nul = Object.entries(value).filter(([, v]) => typeof v === 'string' && v.includes('\0'));
+  if (nul.length) throw validationFailed(nul.map(([k]) => ({ path: k, message: 'Must not contain NUL characters' })));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationFailed(zodIssues(parsed.error, readOnly));
   return parsed.data;
@@ -134,13 +138,13 @@ export function parseQuery<S extends z.ZodType>(req: Req, schema: S): z.output<S
 /** Polka's onError: AppError → its envelope; anything else → logged, generic 500. */
 export function onError(err: unknown, req: Req, res: ServerResponse): void {
   if (res.headersSent) {
-    if (!(err instanceof AppError)) console.error(`[${req.id ?? '-'}] error after response started:`, err);
+    if (!(err instanceof AppError)) console.error(`[${req.id ?? '-'}] error after response started: ${describeError(err)}`);
     res.destroy();
     return;
   }
   if (err instanceof AppError) return sendError(res, err);
   if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
-  console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error:`, err);
+  console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error: ${describeError(err)}`);
   sendError(res, new AppError('internal', 'Internal server error'));
 }
 

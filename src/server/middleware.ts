@@ -3,10 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { NextHandler } from 'polka';
-import { parse as parseCookie } from 'cookie';
-import { userForToken } from '../core/sessions.js';
+import { parse as parseCookie, serialize } from 'cookie';
+import { sessionForToken, SESSION_TTL_MS } from '../core/sessions.js';
 import { AppError } from '../core/errors.js';
 import type { Deps, Req } from './context.js';
+import { isHttps } from './client-ip.js';
 import { hasBody, isJsonType } from './http.js';
 
 export const SESSION_COOKIE = 'waitlist_session';
@@ -21,15 +22,17 @@ export function baseHeaders(req: Req, res: ServerResponse, next: NextHandler) {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
+  // Pages may tighten this (the dashboard sets its own policy); nothing here is meant to be framed.
+  res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
   return next();
 }
 
-/** Whether the request reached us over HTTPS (directly, or per the proxy when it is trusted). */
-export function isHttps(req: Req, trustProxy: boolean): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  if (!trustProxy) return false;
-  const proto = req.headers['x-forwarded-proto'];
-  return typeof proto === 'string' && proto.split(',', 1)[0]!.trim().toLowerCase() === 'https';
+/** Sets (or, with an empty token and 0, clears) the session cookie; Secure when the request came over HTTPS. */
+export function setSessionCookie(req: Req, res: ServerResponse, deps: Deps, token: string, maxAgeSec = SESSION_TTL_MS / 1000) {
+  res.setHeader(
+    'Set-Cookie',
+    serialize(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure: isHttps(req, deps.trust), maxAge: maxAgeSec }),
+  );
 }
 
 /** Guards /api: no cross-origin calls, JSON bodies only, and loads the session (never fails on it). */
@@ -40,7 +43,7 @@ export function apiGuard(deps: Deps) {
     res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      const own = `${isHttps(req, deps.options.trustProxy) ? 'https' : 'http'}://${req.headers.host ?? ''}`;
+      const own = `${isHttps(req, deps.trust) ? 'https' : 'http'}://${req.headers.host ?? ''}`;
       if (origin.toLowerCase() !== own.toLowerCase()) {
         throw new AppError('forbidden', 'Cross-origin requests to the management API are not allowed');
       }
@@ -52,10 +55,12 @@ export function apiGuard(deps: Deps) {
     if (cookieHeader) {
       const token = parseCookie(cookieHeader)[SESSION_COOKIE];
       if (token) {
-        const user = await userForToken(deps.store, token);
-        if (user) {
-          req.user = user;
+        const found = await sessionForToken(deps.store, token);
+        if (found) {
+          req.user = found.user;
           req.sessionToken = token;
+          // Sliding expiry: the server extended the session, so the browser's cookie follows.
+          if (found.renewed) setSessionCookie(req, res, deps, token);
         }
       }
     }

@@ -1,11 +1,12 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openStore, type DbConfig } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
-import { JoinLimiter } from './ratelimit.js';
+import { compileTrust } from './client-ip.js';
+import { AuthLimiter, JoinLimiter } from './ratelimit.js';
 
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
@@ -26,10 +27,28 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     store,
     options: config,
     keys: new KeyVerifier(store),
+    trust: compileTrust(config.trustProxy),
     joinLimiter: config.rateLimit ? new JoinLimiter(store, config.joinLimit, config.joinWindowSec) : null,
+    authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
   };
   const app = createApp(deps);
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, app.handler as never);
+  const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+  let closing: Promise<void> | undefined;
+  // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
+  // checked every second (Node's default check runs every 30 s).
+  const server = createServer(
+    {
+      headersTimeout: Math.min(config.headersTimeoutSec ?? 10, config.requestTimeoutSec ?? 30) * 1000,
+      requestTimeout: (config.requestTimeoutSec ?? 30) * 1000,
+      connectionsCheckingInterval: 1000,
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) => {
+      // Shutting down: answer what is in flight, then let keep-alive connections go.
+      if (closing) res.setHeader('Connection', 'close');
+      handle(req, res);
+    },
+  );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -37,7 +56,6 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${addr.port}`,
     server,

@@ -10,7 +10,6 @@ export default async function setup() {
     );
     return;
   }
-  await dropPgDatabases(url);
   return async () => {
     await dropPgDatabases(url);
   };

@@ -2,7 +2,9 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 
-export const PREFIX = 'wl_t_';
+// Per `vitest run` (set in vitest.config.ts, inherited by the workers), so concurrent runs on one
+// cluster never drop each other's databases.
+export const PREFIX = `wl_t_${process.env.WAITLIST_TEST_RUN ?? 'x'}_`;
 
 /** Creates an empty database on the cluster of `baseUrl` and returns its URL. */
 export async function createPgDatabase(baseUrl: string): Promise<string> {
@@ -19,7 +21,7 @@ export async function createPgDatabase(baseUrl: string): Promise<string> {
   return url.toString();
 }
 
-/** Drops every database this helper created (all `wl_t_…`), disconnecting their clients. */
+/** Drops every database this run created, disconnecting their clients. */
 export async function dropPgDatabases(baseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: baseUrl });
   await client.connect();

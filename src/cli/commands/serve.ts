@@ -1,5 +1,6 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
 import { Command, Option } from 'commander';
+import { compileTrust } from '../../server/client-ip.js';
 import { addDbOptions, dbConfig } from './db-options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
@@ -12,6 +13,24 @@ function intArg(name: string, min: number, max: number) {
   };
 }
 
+/** --trust-proxy / WAITLIST_TRUST_PROXY: on/1 → private networks; a comma list → those proxies; off → none. */
+function trustArg(v: string | boolean | undefined): boolean | string[] {
+  if (v === undefined || v === false) return false;
+  if (v === true) return true;
+  const t = v.trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(t)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  try {
+    compileTrust(list);
+  } catch {
+    throw new Error(`--trust-proxy: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${v}`);
+  }
+  return list;
+}
+
+const env = (name: string, fallback: string) => process.env[name] || fallback;
+
 export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
@@ -19,10 +38,24 @@ export function registerServe(program: Command) {
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT ?? '8080'))
     .addOption(new Option('--host <host>', 'address to bind (env HOST)').default(process.env.HOST || '127.0.0.1'))
     .option('--open-signup', 'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)', envOn('WAITLIST_OPEN_SIGNUP'))
-    .option('--trust-proxy', 'take the client IP from X-Forwarded-For set by a proxy on a private network (env WAITLIST_TRUST_PROXY=1)', envOn('WAITLIST_TRUST_PROXY'))
-    .option('--no-rate-limit', 'turn join rate limiting off, e.g. for benchmarks (env WAITLIST_RATE_LIMIT=off)')
-    .addOption(new Option('--join-limit <n>', 'joins allowed per client IP per project per window (env WAITLIST_JOIN_LIMIT)').default(process.env.WAITLIST_JOIN_LIMIT ?? '60'))
-    .addOption(new Option('--join-window <seconds>', 'rate-limit window in seconds (env WAITLIST_JOIN_WINDOW)').default(process.env.WAITLIST_JOIN_WINDOW ?? '60'))
+    .addOption(
+      new Option(
+        '--trust-proxy [proxies]',
+        'take the client IP from X-Forwarded-For: the right-most hop that is not a trusted proxy. Bare: trust loopback ' +
+          'and private networks; or a comma list of proxy IPs/CIDRs (env WAITLIST_TRUST_PROXY=1 or the list)',
+      ).default(process.env.WAITLIST_TRUST_PROXY),
+    )
+    .option('--no-rate-limit', 'turn every rate limit off, e.g. for benchmarks (env WAITLIST_RATE_LIMIT=off)')
+    .addOption(new Option('--join-limit <n>', 'joins allowed per client IP per project per window (env WAITLIST_JOIN_LIMIT)').default(env('WAITLIST_JOIN_LIMIT', '60')))
+    .addOption(new Option('--join-window <seconds>', 'join rate-limit window in seconds (env WAITLIST_JOIN_WINDOW)').default(env('WAITLIST_JOIN_WINDOW', '60')))
+    .addOption(new Option('--login-limit <n>', 'consecutive failed log-ins per email and IP before the back-off starts (env WAITLIST_LOGIN_LIMIT)').default(env('WAITLIST_LOGIN_LIMIT', '5')))
+    .addOption(new Option('--login-max-block <seconds>', 'longest log-in back-off; it doubles from 1 s up to this (env WAITLIST_LOGIN_MAX_BLOCK)').default(env('WAITLIST_LOGIN_MAX_BLOCK', '900')))
+    .addOption(new Option('--login-ip-limit <n>', 'failed log-ins allowed per IP per --login-ip-window (env WAITLIST_LOGIN_IP_LIMIT)').default(env('WAITLIST_LOGIN_IP_LIMIT', '100')))
+    .addOption(new Option('--login-ip-window <seconds>', 'window of --login-ip-limit (env WAITLIST_LOGIN_IP_WINDOW)').default(env('WAITLIST_LOGIN_IP_WINDOW', '900')))
+    .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
+    .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
+    .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
+    .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
     .addHelpText(
       'after',
       `
@@ -39,10 +72,18 @@ Examples:
       port: intArg('--port', 0, 65535)(opts.port),
       host: opts.host,
       openSignup: Boolean(opts.openSignup),
-      trustProxy: Boolean(opts.trustProxy),
+      trustProxy: trustArg(opts.trustProxy),
       rateLimit: opts.rateLimit !== false && (process.env.WAITLIST_RATE_LIMIT ?? '').toLowerCase() !== 'off',
       joinLimit: intArg('--join-limit', 1, 1_000_000)(opts.joinLimit),
       joinWindowSec: intArg('--join-window', 1, 86_400)(opts.joinWindow),
+      loginFreeFailures: intArg('--login-limit', 1, 1000)(opts.loginLimit),
+      loginMaxBlockSec: intArg('--login-max-block', 1, 86_400)(opts.loginMaxBlock),
+      loginIpLimit: intArg('--login-ip-limit', 1, 1_000_000)(opts.loginIpLimit),
+      loginIpWindowSec: intArg('--login-ip-window', 1, 86_400)(opts.loginIpWindow),
+      signupLimit: intArg('--signup-limit', 1, 1_000_000)(opts.signupLimit),
+      headersTimeoutSec: intArg('--headers-timeout', 1, 600)(opts.headersTimeout),
+      requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
+      logRequests: Boolean(opts.logRequests),
     });
   });
 }

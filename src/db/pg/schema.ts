@@ -1,6 +1,6 @@
 // PostgreSQL schema (drizzle). Table and column names match src/db/sqlite/schema.ts; times are epoch ms.
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -39,6 +39,10 @@ export const projects = pgTable(
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
     deletedAt: ms('deleted_at'),
+    // Join-route settings (GET/PUT /api/project/:id/settings): JSON array of origins, null = any.
+    allowedOrigins: text('allowed_origins'),
+    blockDisposable: boolean('block_disposable').notNull().default(false),
+    honeypotField: text('honeypot_field'),
   },
   (t) => [index('projects_user_idx').on(t.userId, t.id)],
 );

@@ -16,6 +16,7 @@ import {
   type LimiterOptions,
   type PageArgs,
   type ProjectRow,
+  type ProjectSettingsPatch,
   type SessionRow,
   type StatsRows,
   type Store,
@@ -198,6 +199,16 @@ class PgStore implements Store {
   async restoreProject(id: string, now: number) {
     return first(
       await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning(),
+    );
+  }
+
+  async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
+    return first(
+      await this.db
+        .update(s.projects)
+        .set(patch)
+        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+        .returning(),
     );
   }
 

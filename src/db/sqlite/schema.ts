@@ -37,6 +37,10 @@ export const projects = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     deletedAt: integer('deleted_at'),
+    // Join-route settings (GET/PUT /api/project/:id/settings): JSON array of origins, null = any.
+    allowedOrigins: text('allowed_origins'),
+    blockDisposable: integer('block_disposable', { mode: 'boolean' }).notNull().default(false),
+    honeypotField: text('honeypot_field'),
   },
   (t) => [index('projects_user_idx').on(t.userId, t.id)],
 );

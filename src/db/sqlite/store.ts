@@ -16,6 +16,7 @@ import {
   type LimiterOptions,
   type PageArgs,
   type ProjectRow,
+  type ProjectSettingsPatch,
   type SessionRow,
   type StatsRows,
   type Store,
@@ -75,7 +76,8 @@ class SqliteStore implements Store {
     );
     this.projectBySlugStmt = sqlite.prepare(
       `SELECT id, user_id AS userId, name, slug, created_at AS createdAt, updated_at AS updatedAt,
-         deleted_at AS deletedAt FROM projects WHERE slug = ? AND deleted_at IS NULL`,
+         deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
+         honeypot_field AS honeypotField FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
@@ -161,7 +163,9 @@ class SqliteStore implements Store {
       .get();
   }
   async projectBySlug(slug: string) {
-    return this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
+    const p = this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
+    if (p) p.blockDisposable = Boolean(p.blockDisposable); // raw statement: 0/1
+    return p;
   }
   async projectByIdAny(id: string) {
     return this.db.select().from(s.projects).where(eq(s.projects.id, id)).get();
@@ -187,6 +191,15 @@ class SqliteStore implements Store {
       .update(s.projects)
       .set({ deletedAt: null, updatedAt: now })
       .where(eq(s.projects.id, id))
+      .returning()
+      .get();
+  }
+
+  async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
+    return this.db
+      .update(s.projects)
+      .set(patch)
+      .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
       .returning()
       .get();
   }

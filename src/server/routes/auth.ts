@@ -2,59 +2,59 @@
 //   POST /api/auth/signup   signup
 //   POST /api/auth/login    login
 //   POST /api/auth/logout   logout      (session)
+//   POST /api/auth/logout-all logoutAll (session: ends every session of the user)
 //   GET  /api/auth/me       me          (session)
-import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
-import { serialize } from 'cookie';
 import { loginBody, signupBody } from '../../contract/schemas.js';
+import { AppError } from '../../core/errors.js';
 import { toUser } from '../../core/serialize.js';
-import { createSession, endSession, SESSION_TTL_MS } from '../../core/sessions.js';
+import { createSession, endSession } from '../../core/sessions.js';
 import * as users from '../../core/users.js';
+import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
-import { isHttps, requireSession, SESSION_COOKIE } from '../middleware.js';
+import { requireSession, setSessionCookie } from '../middleware.js';
 
 export function authRoutes(app: Polka<Req>, deps: Deps) {
-  const { store, options } = deps;
-
-  const setCookie = (req: Req, res: ServerResponse, token: string, maxAgeSec: number) => {
-    res.setHeader(
-      'Set-Cookie',
-      serialize(SESSION_COOKIE, token, {
-        httpOnly: true,
-        sameSite: 'lax',
-        path: '/',
-        secure: isHttps(req, options.trustProxy),
-        maxAge: maxAgeSec,
-      }),
-    );
-  };
+  const { store, options, authLimiter } = deps;
 
   app.post('/api/auth/signup', async (req, res) => {
     const body = await readJson(req, signupBody);
+    if (authLimiter) await authLimiter.signup(clientIp(req, deps.trust) ?? 'unknown');
     const user = await users.signup(store, body, options.openSignup);
-    setCookie(req, res, await createSession(store, user.id), SESSION_TTL_MS / 1000);
+    setSessionCookie(req, res, deps, await createSession(store, user.id));
     send(res, 201, 'Account created', toUser(user));
   });
 
   app.post('/api/auth/login', async (req, res) => {
     const body = await readJson(req, loginBody);
-    const user = await users.login(store, body);
+    const email = users.normEmail(body.email);
+    const ip = clientIp(req, deps.trust) ?? 'unknown';
+    // A backing-off email+IP (or IP) is refused before bcrypt runs, even with the right password.
+    if (authLimiter) await authLimiter.checkLogin(email, ip);
+    let user;
+    try {
+      user = await users.login(store, body);
+    } catch (e) {
+      if (authLimiter && e instanceof AppError && e.code === 'unauthorized') await authLimiter.loginFailed(email, ip);
+      throw e;
+    }
+    if (authLimiter) await authLimiter.loginSucceeded(email, ip);
     // Always a fresh session at login (no fixation); an old cookie's session is ended.
     if (req.sessionToken) await endSession(store, req.sessionToken);
-    setCookie(req, res, await createSession(store, user.id), SESSION_TTL_MS / 1000);
+    setSessionCookie(req, res, deps, await createSession(store, user.id));
     send(res, 200, 'Logged in', toUser(user));
   });
 
   app.post('/api/auth/logout', requireSession, async (req, res) => {
     await endSession(store, req.sessionToken!);
-    setCookie(req, res, '', 0);
+    setSessionCookie(req, res, deps, '', 0);
     send(res, 200, 'Logged out', null);
   });
 
   app.post('/api/auth/logout-all', requireSession, async (req, res) => {
     await store.deleteUserSessions(userOf(req).id);
-    setCookie(req, res, '', 0);
+    setSessionCookie(req, res, deps, '', 0);
     send(res, 200, 'Logged out of every session', null);
   });
 

@@ -1,51 +1,63 @@
 // The public join endpoint, called from subscribers' browsers with a publishable key.
 //   OPTIONS /v1/waitlist/:slug/join   preflight (CORS)
 //   POST    /v1/waitlist/:slug/join   joinWaitlist
-// Order of checks (CONTRACT.md): key → slug → key's project → body → duplicate → 201.
+// Order of checks (CONTRACT.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
+// disposable domains) → duplicate → 201.
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
-import proxyAddr from 'proxy-addr';
-import { joinBody } from '../../contract/schemas.js';
-import { joinWaitlist } from '../../core/entries.js';
+import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
+import { newId } from '../../core/ids.js';
+import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import type { ProjectRow } from '../../db/store.js';
+import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { readJson, send } from '../http.js';
+
+export { clientIp };
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id',
+  'Cache-Control': 'no-store',
 };
 const PREFLIGHT = {
-  ...CORS,
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type',
   'Access-Control-Max-Age': '86400',
 };
 
-// With --trust-proxy, hops on loopback and private networks are the proxies; the client is the
-// right-most X-Forwarded-For address that is not one of them.
-const trustPrivate = proxyAddr.compile(['loopback', 'linklocal', 'uniquelocal']);
-
-export function clientIp(req: Req, trustProxy: boolean): string | null {
-  const ip = trustProxy ? proxyAddr(req, trustPrivate) : req.socket.remoteAddress;
-  if (!ip) return null;
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
-}
-
 const notFoundProject = () => new AppError('not_found', 'Waitlist not found');
 
-export function joinRoutes(app: Polka<Req>, deps: Deps) {
-  const { store, options, keys, joinLimiter } = deps;
+/** CORS for a project with an origin list: echo an allowed Origin, withhold approval otherwise. */
+function corsFor(project: ProjectRow, req: Req, res: ServerResponse): boolean {
+  if (!project.allowedOrigins) return true; // any origin: the '*' already set stands
+  res.setHeader('Vary', 'Origin');
+  const origin = req.headers.origin;
+  if (origin !== undefined && originAllowed(project, origin)) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    return true;
+  }
+  res.removeHeader('Access-Control-Allow-Origin');
+  return origin === undefined; // no Origin: not a browser's cross-origin call
+}
 
-  app.options('/v1/waitlist/:slug/join', (_req, res: ServerResponse) => {
-    res.writeHead(204, PREFLIGHT);
+export function joinRoutes(app: Polka<Req>, deps: Deps) {
+  const { store, keys, joinLimiter, authLimiter } = deps;
+
+  app.options('/v1/waitlist/:slug/join', async (req, res: ServerResponse) => {
+    for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+    const project = await store.projectBySlug(req.params.slug!);
+    if (!project || corsFor(project, req, res)) for (const [k, v] of Object.entries(PREFLIGHT)) res.setHeader(k, v);
+    res.writeHead(204);
     res.end();
   });
 
   app.post('/v1/waitlist/:slug/join', async (req, res) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-    const key = await keys.verify(req.headers.authorization);
+    const ip = clientIp(req, deps.trust);
+    const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
     const project = await store.projectBySlug(req.params.slug!);
     if (!project) throw notFoundProject();
     if (key.projectId !== project.id) {
@@ -53,12 +65,24 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
         'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
       });
     }
-    const ip = clientIp(req, options.trustProxy);
+    if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
       for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     }
-    const body = await readJson(req, joinBody);
+    const body = await readJson(req, joinSchemaFor(project));
+    if (honeypotFilled(project, body)) {
+      // A bot: answer like a success, store nothing.
+      send(res, 201, 'You are on the waitlist', {
+        entryId: newId('ent'),
+        email: body.email,
+        name: body.name ? body.name : null,
+        source: body.source ?? DEFAULT_SOURCE,
+        createdAt: new Date().toISOString(),
+      });
+      return;
+    }
+    checkDisposable(project, body.email);
     const ua = req.headers['user-agent'];
     const entry = await joinWaitlist(
       store,

@@ -1,0 +1,81 @@
+// Per-project join settings: allowed browser origins, the disposable-email blocklist and a honeypot
+// field. Stored on the project row, so the join route reads them with the project in one query.
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { joinBody, type ProjectSettings, type ProjectSettingsBody } from '../contract/schemas.js';
+import type { ProjectRow, ProjectSettingsPatch, Store } from '../db/store.js';
+import { invalidField, notFound } from './errors.js';
+import { getProject } from './projects.js';
+
+/** The API shape of a project's settings. */
+export function toSettings(p: ProjectRow): ProjectSettings {
+  return {
+    allowedOrigins: p.allowedOrigins ? (JSON.parse(p.allowedOrigins) as string[]) : [],
+    blockDisposableEmails: p.blockDisposable,
+    honeypotField: p.honeypotField,
+  };
+}
+
+/** Applies a settings body (only the fields given) to the user's project. */
+export async function updateSettings(store: Store, userId: string, idOrSlug: string, body: ProjectSettingsBody) {
+  const p = await getProject(store, userId, idOrSlug);
+  const patch: ProjectSettingsPatch = {};
+  if (body.allowedOrigins !== undefined) {
+    patch.allowedOrigins = body.allowedOrigins.length ? JSON.stringify(body.allowedOrigins) : null;
+  }
+  if (body.blockDisposableEmails !== undefined) patch.blockDisposable = body.blockDisposableEmails;
+  if (body.honeypotField !== undefined) patch.honeypotField = body.honeypotField;
+  const updated = await store.updateProjectSettings(p.id, patch);
+  if (!updated) throw notFound('Project');
+  return updated;
+}
+
+/** Whether a browser on `origin` may call the project's join route (no list = any origin). */
+export function originAllowed(p: ProjectRow, origin: string): boolean {
+  if (!p.allowedOrigins) return true;
+  return (JSON.parse(p.allowedOrigins) as string[]).includes(origin.toLowerCase());
+}
+
+// The join body with the project's honeypot field accepted, one schema per field name.
+const withHoneypot = new Map<string, typeof joinBody>();
+/** The strict join-body schema for a project: the contract's, plus its honeypot field if it has one. */
+export function joinSchemaFor(p: ProjectRow): typeof joinBody {
+  const field = p.honeypotField;
+  if (!field) return joinBody;
+  let schema = withHoneypot.get(field);
+  if (!schema) {
+    schema = joinBody.extend({ [field]: z.unknown() }) as never;
+    if (withHoneypot.size > 1000) withHoneypot.clear();
+    withHoneypot.set(field, schema!);
+  }
+  return schema!;
+}
+
+/** True when a join body's honeypot field was filled in (bots fill every field they see). */
+export function honeypotFilled(p: ProjectRow, body: object): boolean {
+  if (!p.honeypotField) return false;
+  const v = (body as Record<string, unknown>)[p.honeypotField];
+  if (v === undefined || v === null || v === false) return false;
+  return typeof v === 'string' ? v.trim() !== '' : true;
+}
+
+let blocklist: Set<string> | undefined;
+/** True when the email's domain (or a parent domain) is a known throwaway-mail provider. */
+export function isDisposableEmail(email: string): boolean {
+  // mailchecker's list (~55k domains) loads on first use, only on servers where a project enables it.
+  blocklist ??= (createRequire(import.meta.url)('mailchecker') as { blacklist(): Set<string> }).blacklist();
+  let domain = email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+  for (;;) {
+    if (blocklist.has(domain)) return true;
+    const dot = domain.indexOf('.');
+    if (dot < 0) return false;
+    domain = domain.slice(dot + 1);
+  }
+}
+
+/** 400 validation_failed on `email` when the project blocks throwaway domains and this is one. */
+export function checkDisposable(p: ProjectRow, email: string): void {
+  if (p.blockDisposable && isDisposableEmail(email)) {
+    throw invalidField('email', 'Disposable email addresses are not accepted on this waitlist');
+  }
+}

@@ -1,0 +1,150 @@
+// Rate limits over HTTP: joins per IP per project, log-in back-off per email+IP, failed log-ins per
+// IP, sign-ups per IP, and --no-rate-limit switching all of them off.
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+
+const servers: TestServer[] = [];
+async function serve(env: Record<string, string>, args: string[] = []) {
+  const s = await startServer({ env: { WAITLIST_RATE_LIMIT: 'on', ...env }, args: ['--open-signup', ...args] });
+  servers.push(s);
+  return s;
+}
+afterAll(async () => {
+  for (const s of servers) {
+    await s.stop();
+    cleanup(s);
+  }
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const login = (url: string, email: string, password: string, headers: Record<string, string> = {}) =>
+  new Client(url).post('/api/auth/login', { email, password }, headers);
+
+describe('join rate limit', () => {
+  it('allows N joins per IP per project, then 429 with Retry-After and RateLimit headers exposed to browsers', async () => {
+    const srv = await serve({ WAITLIST_JOIN_LIMIT: '3', WAITLIST_JOIN_WINDOW: '60' }, ['--trust-proxy']);
+    const owner = await signedUp(srv.url);
+    const a = await projectWithKey(owner);
+    const b = await projectWithKey(owner);
+    const first = await postJoin(srv.url, a.slug, a.key, { email: uniqueEmail() });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('ratelimit-policy')).toBe('"join";q=3;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"join";r=2;t=\d+$/);
+    for (let i = 0; i < 2; i++) expect((await postJoin(srv.url, a.slug, a.key, { email: uniqueEmail() })).status).toBe(201);
+    const limited = await postJoin(srv.url, a.slug, a.key, { email: uniqueEmail() }, { origin: 'https://landing.example' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+    const retry = Number(limited.headers.get('retry-after'));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"join";q=3;w=60');
+    expect(limited.headers.get('ratelimit')).toMatch(/^"join";r=0;t=\d+$/);
+    expect(limited.headers.get('access-control-allow-origin')).toBe('*');
+    expect(limited.headers.get('access-control-expose-headers')).toMatch(/Retry-After/);
+    expect(limited.headers.get('access-control-expose-headers')).toMatch(/RateLimit-Policy/);
+    // Another project, or another client behind the trusted proxy, has its own budget.
+    expect((await postJoin(srv.url, b.slug, b.key, { email: uniqueEmail() })).status).toBe(201);
+    expect((await postJoin(srv.url, a.slug, a.key, { email: uniqueEmail() }, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(201);
+  });
+
+  it('counts IPv6 clients per /64 network', async () => {
+    const srv = await serve({ WAITLIST_JOIN_LIMIT: '3', WAITLIST_JOIN_WINDOW: '60' }, ['--trust-proxy']);
+    const owner = await signedUp(srv.url);
+    const { slug, key } = await projectWithKey(owner);
+    const from = (ip: string) => postJoin(srv.url, slug, key, { email: uniqueEmail() }, { 'x-forwarded-for': ip });
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::9']) expect((await from(ip)).status).toBe(201);
+    expect((await from('2001:0db8:0001:0002::abcd')).status).toBe(429);
+    expect((await from('2001:db8:1:3::1')).status).toBe(201);
+  });
+});
+
+describe('wrong key secrets', () => {
+  it('20 per IP per minute get 401, then 429 before bcrypt runs; the real key keeps working', async () => {
+    const srv = await serve({});
+    const owner = await signedUp(srv.url);
+    const { slug, key } = await projectWithKey(owner);
+    expect((await postJoin(srv.url, slug, key, { email: uniqueEmail() })).status).toBe(201);
+    const forged = (i: number) => `${key.slice(0, -6)}${String(i).padStart(6, 'x')}`;
+    for (let i = 0; i < 20; i++) expect((await postJoin(srv.url, slug, forged(i), { email: uniqueEmail() })).status).toBe(401);
+    const r = await postJoin(srv.url, slug, forged(99), { email: uniqueEmail() });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('ratelimit-policy')).toBe('"bad-key";q=20;w=60');
+    expect((await postJoin(srv.url, slug, key, { email: uniqueEmail() })).status).toBe(201);
+  });
+});
+
+describe('log-in limits', () => {
+  it('5 free failures per email+IP, then a doubling back-off that refuses even the right password; success resets', async () => {
+    const srv = await serve({ WAITLIST_LOGIN_MAX_BLOCK: '3' }, ['--trust-proxy']);
+    const email = uniqueEmail('victim');
+    await signedUp(srv.url, email, 'right password');
+    for (let i = 0; i < 5; i++) expect((await login(srv.url, email, 'wrong password')).status).toBe(401);
+    expect((await login(srv.url, email, 'right password')).status).toBe(200); // 5 failures are free; success resets
+
+    for (let i = 0; i < 6; i++) expect((await login(srv.url, email, 'wrong password')).status).toBe(401);
+    const blocked = await login(srv.url, email, 'right password');
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error.code).toBe('rate_limited');
+    expect(blocked.headers.get('retry-after')).toBe('1');
+    expect(blocked.headers.get('ratelimit-policy')).toMatch(/^"login";q=5;w=\d+$/);
+    expect(blocked.headers.get('ratelimit')).toMatch(/^"login";r=0;t=1$/);
+    // The same email from another client address is not blocked.
+    expect((await login(srv.url, email, 'wrong password', { 'x-forwarded-for': '198.51.100.7' })).status).toBe(401);
+    await sleep(1100);
+    expect((await login(srv.url, email, 'wrong password')).status).toBe(401); // 7th failure → 2 s
+    const longer = await login(srv.url, email, 'right password');
+    expect(longer.status).toBe(429);
+    expect(longer.headers.get('retry-after')).toBe('2');
+    await sleep(2100);
+    expect((await login(srv.url, email, 'wrong password')).status).toBe(401); // 8th → 4 s, capped at 3
+    expect((await login(srv.url, email, 'right password')).headers.get('retry-after')).toBe('3');
+    await sleep(3100);
+    expect((await login(srv.url, email, 'right password')).status).toBe(200);
+    expect((await login(srv.url, email, 'wrong password')).status).toBe(401); // counter was reset
+    expect((await login(srv.url, email, 'right password')).status).toBe(200);
+  });
+
+  it('caps failed log-ins per IP across emails (unknown emails count too)', async () => {
+    const srv = await serve({ WAITLIST_LOGIN_IP_LIMIT: '3', WAITLIST_LOGIN_IP_WINDOW: '60' }, ['--trust-proxy']);
+    const email = uniqueEmail('ipcap');
+    await signedUp(srv.url, email, 'right password');
+    for (let i = 0; i < 3; i++) expect((await login(srv.url, uniqueEmail('nobody'), 'whatever1')).status).toBe(401);
+    const r = await login(srv.url, email, 'right password');
+    expect(r.status).toBe(429);
+    expect(r.headers.get('ratelimit-policy')).toBe('"login-ip";q=3;w=60');
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await login(srv.url, email, 'right password', { 'x-forwarded-for': '192.0.2.44' })).status).toBe(200);
+  });
+});
+
+describe('sign-up limit', () => {
+  it('refuses sign-ups from one IP past the hourly limit', async () => {
+    const srv = await serve({ WAITLIST_SIGNUP_LIMIT: '2' });
+    const c = new Client(srv.url);
+    expect((await c.post('/api/auth/signup', { email: uniqueEmail(), password: 'password1' })).status).toBe(201);
+    expect((await c.post('/api/auth/signup', { email: uniqueEmail(), password: 'password1' })).status).toBe(201);
+    const r = await c.post('/api/auth/signup', { email: uniqueEmail(), password: 'password1' });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('ratelimit-policy')).toBe('"signup";q=2;w=3600');
+  });
+});
+
+describe('--no-rate-limit', () => {
+  it('switches every limit off', async () => {
+    const srv = await startServer({
+      env: { WAITLIST_RATE_LIMIT: '', WAITLIST_JOIN_LIMIT: '2', WAITLIST_LOGIN_IP_LIMIT: '2', WAITLIST_SIGNUP_LIMIT: '1' },
+      args: ['--open-signup', '--no-rate-limit'],
+    });
+    servers.push(srv);
+    const email = uniqueEmail();
+    const owner = await signedUp(srv.url, email, 'right password');
+    await signedUp(srv.url);
+    const { slug, key } = await projectWithKey(owner);
+    for (let i = 0; i < 5; i++) {
+      const j = await postJoin(srv.url, slug, key, { email: uniqueEmail() });
+      expect(j.status).toBe(201);
+      expect(j.headers.get('ratelimit')).toBeNull();
+    }
+    for (let i = 0; i < 8; i++) expect((await login(srv.url, email, 'wrong password')).status).toBe(401);
+    expect((await login(srv.url, email, 'right password')).status).toBe(200);
+  });
+});
