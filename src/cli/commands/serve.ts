@@ -1,6 +1,5 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
 import { Command, Option } from 'commander';
-import { compileTrust } from '../../server/client-ip.js';
 import { addDbOptions, dbConfig } from './db-options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
@@ -14,13 +13,14 @@ function intArg(name: string, min: number, max: number) {
 }
 
 /** --trust-proxy / WAITLIST_TRUST_PROXY: on/1 → private networks; a comma list → those proxies; off → none. */
-function trustArg(v: string | boolean | undefined): boolean | string[] {
+async function trustArg(v: string | boolean | undefined): Promise<boolean | string[]> {
   if (v === undefined || v === false) return false;
   if (v === true) return true;
   const t = v.trim().toLowerCase();
   if (['', '0', 'false', 'no', 'off'].includes(t)) return false;
   if (['1', 'true', 'yes', 'on'].includes(t)) return true;
   const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const { compileTrust } = await import('../../server/client-ip.js'); // lazy: --help loads no server code
   try {
     compileTrust(list);
   } catch {
@@ -72,7 +72,7 @@ Examples:
       port: intArg('--port', 0, 65535)(opts.port),
       host: opts.host,
       openSignup: Boolean(opts.openSignup),
-      trustProxy: trustArg(opts.trustProxy),
+      trustProxy: await trustArg(opts.trustProxy),
       rateLimit: opts.rateLimit !== false && (process.env.WAITLIST_RATE_LIMIT ?? '').toLowerCase() !== 'off',
       joinLimit: intArg('--join-limit', 1, 1_000_000)(opts.joinLimit),
       joinWindowSec: intArg('--join-window', 1, 86_400)(opts.joinWindow),
