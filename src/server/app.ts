@@ -8,6 +8,7 @@ import { entryRoutes } from './routes/entries.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
+import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
   const app = polka<Req>({ onError: onError as never, onNoMatch });
@@ -20,5 +21,6 @@ export function createApp(deps: Deps): Polka<Req> {
   projectRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  dashboardRoutes(app);
   return app;
 }
