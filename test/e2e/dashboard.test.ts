@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { cleanup, postJoin, ROOT, startServer, type TestServer } from '../helpers/server.js';
+import Database from 'better-sqlite3';
+import { cleanup, DIALECT, postJoin, ROOT, startServer, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -29,6 +30,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
   let slug = '';
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const tab = (name: string) => page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name });
   const entryRows = () => page.locator('table.entries tbody tr');
 
   beforeAll(async () => {
@@ -148,7 +150,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
       const r = await postJoin(srv.url, slug, key, { email: mail, name, source }, { 'x-forwarded-for': ip });
       expect(r.status, r.text).toBe(201);
     }
-    await page.getByRole('link', { name: 'Entries' }).click();
+    await tab('Entries').click();
     await expect.poll(() => entryRows().count()).toBe(5);
     await shot('entries');
 
@@ -187,24 +189,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     expect(csv).not.toContain('grace@example.com');
   });
 
-  it('shows stats and the install snippets', async () => {
-    await page.getByRole('link', { name: 'Stats' }).click();
-    await page.getByRole('heading', { name: 'Signups per day, last 30 days' }).waitFor();
-    expect(await page.locator('.totals').textContent()).toContain('4 total');
-    expect(await page.locator('svg.chart rect.bar').count()).toBe(30);
-    expect(await page.getByRole('heading', { name: 'Top sources' }).locator('..').textContent()).toContain('hero-form');
-    await shot('stats');
-
-    await page.getByRole('link', { name: 'Install' }).click();
-    const snippet = await page.getByLabel('fetch snippet', { exact: true }).inputValue();
-    expect(snippet).toContain(`${srv.url}/v1/waitlist/rocket/join`);
-    expect(await page.getByLabel('HTML form snippet', { exact: true }).inputValue()).toContain('<form id="waitlist-form">');
-    await shot('install');
-  });
-
   it('is usable at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('link', { name: 'Entries' }).click();
+    await tab('Entries').click();
     await expect.poll(() => entryRows().count()).toBe(4);
     // No horizontal scrolling of the page itself.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -212,9 +199,45 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('shows stats and the install snippets', async () => {
+    // A month of history for the chart: joins over HTTP, then backdated on the SQLite file.
+    let total = 4;
+    if (DIALECT === 'sqlite') {
+      const ids: string[] = [];
+      for (let daysAgo = 28; daysAgo >= 1; daysAgo--) {
+        const n = 1 + Math.floor((28 - daysAgo) / 5) + (daysAgo % 3 === 0 ? 1 : 0);
+        for (let k = 0; k < n; k++) {
+          const r = await postJoin(srv.url, slug, key, { email: `d${daysAgo}-${k}@example.com`, source: ['hero-form', 'footer', 'newsletter'][k % 3] });
+          ids.push(`${r.body.data.entryId} ${daysAgo}`);
+        }
+      }
+      const db = new Database(srv.dbFile);
+      const at = db.prepare('UPDATE entries SET created_at = ?, updated_at = ? WHERE id = ?');
+      for (const row of ids) {
+        const [id, daysAgo] = row.split(' ');
+        const t = Date.now() - Number(daysAgo) * 86_400_000;
+        at.run(t, t, id);
+      }
+      db.close();
+      total += ids.length;
+    }
+    await tab('Stats').click();
+    await page.getByRole('heading', { name: 'Signups per day, last 30 days' }).waitFor();
+    expect(await page.locator('.totals').textContent()).toContain(`${total} total`);
+    expect(await page.locator('svg.chart rect.bar').count()).toBe(30);
+    expect(await page.getByRole('heading', { name: 'Top sources' }).locator('..').textContent()).toContain('hero-form');
+    await shot('stats');
+
+    await tab('Install').click();
+    const snippet = await page.getByLabel('fetch snippet', { exact: true }).inputValue();
+    expect(snippet).toContain(`${srv.url}/v1/waitlist/rocket/join`);
+    expect(await page.getByLabel('HTML form snippet', { exact: true }).inputValue()).toContain('<form id="waitlist-form">');
+    await shot('install');
+  });
+
   it('revokes the key after confirmation; joins with it then fail', async () => {
     expect((await postJoin(srv.url, slug, key, { email: 'before@example.com' })).status).toBe(201);
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await tab('API keys').click();
     await page.getByRole('button', { name: 'Revoke key landing page' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('No keys yet').waitFor();
@@ -230,9 +253,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('The slug "rocket" is already taken');
+    await shot('projects');
     await page.getByLabel('Slug (optional)').fill('');
     await page.getByLabel('Name', { exact: true }).fill('');
-    await shot('projects');
 
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();

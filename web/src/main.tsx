@@ -49,7 +49,7 @@ function App() {
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>
-      <header class="top">
+      <header class="topbar">
         <a class="brand" href={user ? '#/projects' : '#/login'}>
           Waitlist
         </a>

@@ -111,7 +111,14 @@ export function CopyField({ label, value, multiline = false }: { label: string; 
 }
 
 /** A name shown as text with a Rename button that turns it into a small form. */
-export function InlineRename(props: { value: string; label: string; onSave: (name: string) => Promise<void>; allowEmpty?: boolean }) {
+export function InlineRename(props: {
+  value: string;
+  label: string;
+  onSave: (name: string) => Promise<void>;
+  allowEmpty?: boolean;
+  /** Show only a "Rename" button (the name is already shown nearby). */
+  buttonOnly?: boolean;
+}) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(props.value);
   const [error, setError] = useState<unknown>(null);
@@ -122,9 +129,14 @@ export function InlineRename(props: { value: string; label: string; onSave: (nam
   if (!editing) {
     return (
       <span class="inline-rename">
-        <span>{props.value || <em class="muted">no name</em>}</span>{' '}
-        <button type="button" class="link" onClick={() => (setDraft(props.value), setError(null), setEditing(true))} aria-label={`${props.label}: ${props.value || 'no name'}`}>
-          Edit
+        {props.buttonOnly ? null : <span>{props.value || <em class="muted">no name</em>}</span>}
+        <button
+          type="button"
+          class={props.buttonOnly ? 'small' : 'link'}
+          onClick={() => (setDraft(props.value), setError(null), setEditing(true))}
+          aria-label={`${props.label}: ${props.value || 'no name'}`}
+        >
+          {props.buttonOnly ? 'Rename' : 'Edit'}
         </button>
       </span>
     );

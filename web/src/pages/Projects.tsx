@@ -61,7 +61,7 @@ export function ProjectsPage() {
                   <dd>{fmtDate(p.createdAt)}</dd>
                 </dl>
                 <div class="row">
-                  <InlineRename label={`Rename project ${p.name}`} value={p.name} onSave={(n) => rename(p, n)} />
+                  <InlineRename buttonOnly label={`Rename project ${p.name}`} value={p.name} onSave={(n) => rename(p, n)} />
                   <button type="button" class="danger small" onClick={() => setDeleting(p)}>
                     Delete
                   </button>

@@ -76,14 +76,15 @@ export function StatsTab({ project }: { project: Project }) {
 
 /** Bars for each day; the y axis is scaled to a round maximum. */
 function DayChart({ perDay }: { perDay: Stats['perDay'] }) {
-  const W = 600;
-  const H = 180;
+  const W = 800;
+  const H = 200;
   const left = 28;
   const bottom = 20;
   const top = 8;
   const raw = Math.max(1, ...perDay.map((d) => d.count));
   const step = raw <= 5 ? 1 : 10 ** Math.floor(Math.log10(raw));
-  const max = Math.ceil(raw / step) * step;
+  let max = Math.ceil(raw / step) * step;
+  if (max > 1 && max % 2) max += step; // keeps the middle grid line on a whole number
   const slot = (W - left) / Math.max(1, perDay.length);
   const y = (n: number) => top + (H - top - bottom) * (1 - n / max);
   const total = perDay.reduce((n, d) => n + d.count, 0);
