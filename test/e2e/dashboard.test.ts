@@ -1,16 +1,15 @@
 // The dashboard in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
 // against a real `waitlist serve`: sign up, project, key shown once, joins over HTTP, search, rename,
 // delete, CSV export, stats, revoke (joins then fail), log out. Saves screenshots to docs/screenshots.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import Database from 'better-sqlite3';
 import { cleanup, DIALECT, postJoin, ROOT, startServer, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's package; CHROMIUM_PATH may point elsewhere (never at a downloaded browser build).
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
   console.warn(`\n  Browser tests SKIPPED: ${CHROMIUM} not found. Install it with: apt-get install -y chromium\n`);
@@ -22,7 +21,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
   let browser: Browser;
   let ctx: BrowserContext;
   let page: Page;
-  let profile: string;
   const problems: string[] = []; // CSP violations, page errors, failed requests to our own origin
   const email = 'owner@example.com';
   const password = 'a long password';
@@ -36,7 +34,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
   beforeAll(async () => {
     // --trust-proxy so joins can claim public client IPs (X-Forwarded-For) and get a country.
     srv = await startServer({ args: ['--trust-proxy'] });
-    profile = mkdtempSync(join(tmpdir(), 'waitlist-chromium-'));
+    // launch() starts Chromium on a fresh temporary profile (its own --user-data-dir) and removes it on close.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -49,8 +47,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
-        `--user-data-dir=${profile}`,
-      ].filter((a) => !a.startsWith('--user-data-dir')), // launch() makes its own fresh profile
+      ],
       timeout: 60_000,
     });
     ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, locale: 'en-GB', timezoneId: 'UTC' });
@@ -67,7 +64,6 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await browser?.close();
     await srv?.stop();
     if (srv) cleanup(srv);
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('serves the dashboard with a strict CSP and keeps unknown paths as JSON 404', async () => {

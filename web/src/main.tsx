@@ -18,10 +18,12 @@ function App() {
     api.me().then(setUser, () => setUser(null));
   }, []);
 
-  // Move focus to the new page's heading so keyboard and screen-reader users land on it.
+  // Move focus to the new page's heading so keyboard and screen-reader users land on it (not on a
+  // project's tab change: focus stays on the tab). Pages that load first focus it once loaded.
+  const pageKey = route.slice(0, 2).join('/');
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
-  }, [route.join('/'), user?.userId]);
+  }, [pageKey, user?.userId]);
 
   const logout = async () => {
     try {

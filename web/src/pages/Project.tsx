@@ -22,6 +22,10 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
     setError(null);
     api.project(projectId).then(setProject, setError);
   }, [projectId]);
+  const loaded = project?.projectId;
+  useEffect(() => {
+    if (loaded) document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [loaded]);
 
   if (error) {
     return (
