@@ -2,6 +2,8 @@
 // against a real `waitlist serve`: sign up, project, key shown once, joins over HTTP, search, rename,
 // delete, CSV export, stats, revoke (joins then fail), log out. Saves screenshots to docs/screenshots.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -227,8 +229,34 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await tab('Install').click();
     const snippet = await page.getByLabel('fetch snippet', { exact: true }).inputValue();
     expect(snippet).toContain(`${srv.url}/v1/waitlist/rocket/join`);
-    expect(await page.getByLabel('HTML form snippet', { exact: true }).inputValue()).toContain('<form id="waitlist-form">');
+    const form = await page.getByLabel('HTML form snippet', { exact: true }).inputValue();
+    expect(form).toContain('<form id="waitlist-form">');
     await shot('install');
+
+    // The form snippet, pasted into a page on another origin, adds a subscriber (CORS) and shows refusals in words.
+    const landing = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Landing</title>${form.replaceAll('wl_YOUR_API_KEY', key)}`);
+    });
+    await new Promise<void>((r) => landing.listen(0, '127.0.0.1', r));
+    const other = await ctx.newPage();
+    try {
+      await other.goto(`http://127.0.0.1:${(landing.address() as AddressInfo).port}/`);
+      await other.getByLabel('Email').fill('from-landing@example.com');
+      await other.getByLabel('Name').fill('Lan Ding');
+      await other.getByRole('button', { name: 'Join the waitlist' }).click();
+      await other.getByText("You're on the list!").waitFor();
+      await other.getByLabel('Email').fill('from-landing@example.com');
+      await other.getByRole('button', { name: 'Join the waitlist' }).click();
+      await other.getByRole('status').filter({ hasText: /already/i }).waitFor();
+    } finally {
+      await other.close();
+      landing.close();
+    }
+    await tab('Entries').click();
+    await page.getByLabel('Search email or name').fill('from-landing');
+    await expect.poll(() => entryRows().count()).toBe(1);
+    expect(await entryRows().first().textContent()).toContain('waitlist-form');
   });
 
   it('revokes the key after confirmation; joins with it then fail', async () => {

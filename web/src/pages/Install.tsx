@@ -1,10 +1,12 @@
 // Copy-paste snippets that call the join endpoint from a landing page: fetch, and a plain HTML form.
 import type { Project } from '../api.js';
 import { CopyField } from '../ui.js';
+import { recentKeys } from './Keys.js';
 
 export function InstallTab({ project }: { project: Project }) {
   const url = `${location.origin}/v1/waitlist/${project.slug}/join`;
-  const key = 'wl_YOUR_API_KEY';
+  const recent = recentKeys.get(project.projectId);
+  const key = recent ?? 'wl_YOUR_API_KEY';
 
   const fetchSnippet = `// Adds one subscriber; resolves with the entry or throws with the server's message.
 async function joinWaitlist(email, name) {
@@ -56,8 +58,15 @@ document.getElementById('waitlist-form').addEventListener('submit', async (event
     <section aria-labelledby="install-title">
       <h2 id="install-title">Install on your landing page</h2>
       <p>
-        Replace <code>{key}</code> with a key from the <a href={`#/projects/${project.projectId}/keys`}>API keys</a> tab. The join endpoint
-        accepts calls from any origin, and a key can only add subscribers to this project.
+        {recent ? (
+          <>The snippets use the key you just created. </>
+        ) : (
+          <>
+            Replace <code>{key}</code> with a key from the <a href={`#/projects/${project.projectId}/keys`}>API keys</a> tab.{' '}
+          </>
+        )}
+        The join endpoint accepts calls from any origin, and a key can only add subscribers to this project, so it may sit in your page's
+        source.
       </p>
       <div class="card">
         <h3>With fetch</h3>

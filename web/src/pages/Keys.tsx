@@ -3,6 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiKey, type CreatedApiKey, type Project } from '../api.js';
 import { ConfirmDialog, CopyField, ErrorMsg, fmtDate, InlineRename, Notice } from '../ui.js';
 
+/** Keys created in this tab since it was opened (memory only), so the Install snippets can use one. */
+export const recentKeys = new Map<string, string>();
+
 export function KeysTab({ project }: { project: Project }) {
   const pid = project.projectId;
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
@@ -21,6 +24,7 @@ export function KeysTab({ project }: { project: Project }) {
     try {
       const k = await api.createKey(pid, name.trim());
       setCreated(k);
+      recentKeys.set(pid, k.key);
       setName('');
       await load();
     } catch (err) {
@@ -114,6 +118,7 @@ export function KeysTab({ project }: { project: Project }) {
           onConfirm={async () => {
             await api.revokeKey(pid, revoking.keyId);
             if (created?.keyId === revoking.keyId) setCreated(null);
+            if (recentKeys.get(pid)?.startsWith(revoking.prefix)) recentKeys.delete(pid);
             setNotice(`Key “${revoking.name}” revoked.`);
             await load();
           }}
