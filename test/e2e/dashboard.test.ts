@@ -28,6 +28,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
   const password = 'a long password';
   let key = '';
   let slug = '';
+  let total = 0;
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const tab = (name: string) => page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name });
@@ -198,26 +199,25 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
   });
 
   it('shows stats and the install snippets', async () => {
-    // A month of history for the chart: joins over HTTP, then backdated on the SQLite file.
-    let total = 4;
-    if (DIALECT === 'sqlite') {
-      const ids: string[] = [];
-      for (let daysAgo = 28; daysAgo >= 1; daysAgo--) {
-        const n = 1 + Math.floor((28 - daysAgo) / 5) + (daysAgo % 3 === 0 ? 1 : 0);
-        for (let k = 0; k < n; k++) {
-          const r = await postJoin(srv.url, slug, key, { email: `d${daysAgo}-${k}@example.com`, source: ['hero-form', 'footer', 'newsletter'][k % 3] });
-          ids.push(`${r.body.data.entryId} ${daysAgo}`);
-        }
+    // A month of history for the chart: joins over HTTP, then (on SQLite) backdated in the database file.
+    const joined: [string, number][] = [];
+    for (let daysAgo = 28; daysAgo >= 1; daysAgo--) {
+      const n = 1 + Math.floor((28 - daysAgo) / 5) + (daysAgo % 3 === 0 ? 1 : 0);
+      for (let k = 0; k < n; k++) {
+        const r = await postJoin(srv.url, slug, key, { email: `d${daysAgo}-${k}@example.com`, source: ['hero-form', 'footer', 'newsletter'][k % 3] });
+        expect(r.status).toBe(201);
+        joined.push([r.body.data.entryId, daysAgo]);
       }
+    }
+    total = 4 + joined.length;
+    if (DIALECT === 'sqlite') {
       const db = new Database(srv.dbFile);
       const at = db.prepare('UPDATE entries SET created_at = ?, updated_at = ? WHERE id = ?');
-      for (const row of ids) {
-        const [id, daysAgo] = row.split(' ');
-        const t = Date.now() - Number(daysAgo) * 86_400_000;
+      for (const [id, daysAgo] of joined) {
+        const t = Date.now() - daysAgo * 86_400_000;
         at.run(t, t, id);
       }
       db.close();
-      total += ids.length;
     }
     await tab('Stats').click();
     await page.getByRole('heading', { name: 'Signups per day, last 30 days' }).waitFor();
@@ -257,6 +257,19 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await page.getByLabel('Search email or name').fill('from-landing');
     await expect.poll(() => entryRows().count()).toBe(1);
     expect(await entryRows().first().textContent()).toContain('waitlist-form');
+  });
+
+  it('pages through many entries', async () => {
+    await page.getByLabel('Search email or name').fill('');
+    await page.getByLabel('Per page').selectOption('50');
+    const pages = Math.ceil((total + 1) / 50); // + the join from the landing page
+    await page.getByText(`1–50 of ${total + 1} · page 1 of ${pages}`).waitFor();
+    const firstOnPage1 = await entryRows().first().textContent();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText(`51–100 of ${total + 1} · page 2 of ${pages}`).waitFor();
+    expect(await entryRows().first().textContent()).not.toBe(firstOnPage1);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByText(`1–50 of ${total + 1} · page 1 of ${pages}`).waitFor();
   });
 
   it('revokes the key after confirmation; joins with it then fail', async () => {

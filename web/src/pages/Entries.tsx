@@ -5,19 +5,10 @@ import { ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Notice } from '../ui.js
 
 const SIZES = [10, 20, 50, 100];
 
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
-
 export function EntriesTab({ project }: { project: Project }) {
   const pid = project.projectId;
-  const [search, setSearch] = useState('');
-  const query = useDebounced(search.trim(), 300);
+  const [search, setSearch] = useState(''); // what is typed
+  const [query, setQuery] = useState(''); // what is searched, 300 ms after typing stops
   const [page, setPage] = useState(1);
   const [limit, setLimit] = useState(20);
   const [data, setData] = useState<Page<Entry> | null>(null);
@@ -40,7 +31,13 @@ export function EntriesTab({ project }: { project: Project }) {
     }
   };
   useEffect(() => void load(), [pid, page, limit, query]);
-  useEffect(() => setPage(1), [query, limit]);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setQuery(search.trim());
+      setPage(1);
+    }, 300);
+    return () => clearTimeout(t);
+  }, [search]);
 
   const rename = async (e: Entry, name: string) => {
     const updated = await api.updateEntry(pid, e.entryId, name === '' ? null : name);
@@ -61,7 +58,7 @@ export function EntriesTab({ project }: { project: Project }) {
         </div>
         <div class="field">
           <label for="entry-limit">Per page</label>
-          <select id="entry-limit" value={limit} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
+          <select id="entry-limit" value={limit} onChange={(e) => (setLimit(Number(e.currentTarget.value)), setPage(1))}>
             {SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
