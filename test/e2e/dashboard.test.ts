@@ -102,8 +102,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Scratch pad' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'Scratch pad' }).getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete “Scratch pad”?' });
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // Keyboard: the dialog opens with focus on Cancel, and Escape closes it without deleting.
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
     await expect.poll(() => dialog.count()).toBe(0);
+    await page.getByRole('link', { name: 'Scratch pad' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'Scratch pad' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete project' }).click();
     await page.getByText('No projects yet').waitFor();

@@ -6,7 +6,7 @@ import { errorText } from './api.js';
 /** An error in words, announced to screen readers. Renders nothing without an error. */
 export function ErrorMsg({ error }: { error: unknown }) {
   return (
-    <div aria-live="assertive" class="error-slot">
+    <div class="error-slot">
       {error ? (
         <p class="error" role="alert">
           {errorText(error)}
@@ -123,14 +123,20 @@ export function InlineRename(props: {
   const [draft, setDraft] = useState(props.value);
   const [error, setError] = useState<unknown>(null);
   const input = useRef<HTMLInputElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const opened = useRef(false);
   useEffect(() => {
+    // Focus the field when editing starts, and the button again when it ends.
     if (editing) input.current?.focus();
+    else if (opened.current) button.current?.focus();
+    opened.current ||= editing;
   }, [editing]);
   if (!editing) {
     return (
       <span class="inline-rename">
         {props.buttonOnly ? null : <span>{props.value || <em class="muted">no name</em>}</span>}
         <button
+          ref={button}
           type="button"
           class={props.buttonOnly ? 'small' : 'link'}
           onClick={() => (setDraft(props.value), setError(null), setEditing(true))}
