@@ -226,7 +226,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     await tab('Stats').click();
     await page.getByRole('heading', { name: 'Signups per day, last 30 days' }).waitFor();
     expect(await page.locator('.totals').textContent()).toContain(`${total} total`);
-    expect(await page.locator('svg.chart rect.bar').count()).toBe(30);
+    expect(await page.locator('.chart svg rect.bar').count()).toBe(30);
     expect(await page.getByRole('heading', { name: 'Top sources' }).locator('..').textContent()).toContain('hero-form');
     await shot('stats');
 

@@ -74,49 +74,49 @@ export function StatsTab({ project }: { project: Project }) {
   );
 }
 
-/** Bars for each day; the y axis is scaled to a round maximum. */
+/** Bars for each day (an SVG stretched to the card's width); the labels are HTML so they stay readable at any width. */
 function DayChart({ perDay }: { perDay: Stats['perDay'] }) {
-  const W = 800;
-  const H = 200;
-  const left = 28;
-  const bottom = 20;
-  const top = 8;
+  const H = 100;
+  const slot = 10;
   const raw = Math.max(1, ...perDay.map((d) => d.count));
   const step = raw <= 5 ? 1 : 10 ** Math.floor(Math.log10(raw));
   let max = Math.ceil(raw / step) * step;
   if (max > 1 && max % 2) max += step; // keeps the middle grid line on a whole number
-  const slot = (W - left) / Math.max(1, perDay.length);
-  const y = (n: number) => top + (H - top - bottom) * (1 - n / max);
   const total = perDay.reduce((n, d) => n + d.count, 0);
   const first = perDay[0]?.date ?? '';
   const last = perDay[perDay.length - 1]?.date ?? '';
+  const W = perDay.length * slot;
   return (
-    <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title chart-desc">
-      <desc id="chart-desc">
-        {total} signups from {first} to {last}; busiest day {Math.max(0, ...perDay.map((d) => d.count))}.
-      </desc>
-      {[0, max / 2, max].map((v) => (
-        <g key={v}>
-          <line class="grid" x1={left} x2={W} y1={y(v)} y2={y(v)} />
-          <text class="axis" x={left - 4} y={y(v) + 4} text-anchor="end">
-            {Number.isInteger(v) ? v : v.toFixed(1)}
-          </text>
-        </g>
-      ))}
-      {perDay.map((d, i) => (
-        <rect key={d.date} class="bar" x={left + i * slot + 1.5} width={Math.max(1, slot - 3)} y={y(d.count)} height={H - bottom - y(d.count)}>
-          <title>
-            {d.date}: {d.count}
-          </title>
-        </rect>
-      ))}
-      <text class="axis" x={left} y={H - 4}>
-        {first}
-      </text>
-      <text class="axis" x={W} y={H - 4} text-anchor="end">
-        {last}
-      </text>
-    </svg>
+    <figure class="chart" aria-labelledby="chart-title">
+      <div class="chart-y" aria-hidden="true">
+        <span class="sizer">{max}</span>
+        <span class="y-max">{max}</span>
+        <span class="y-mid">{max / 2}</span>
+        <span class="y-min">0</span>
+      </div>
+      <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-labelledby="chart-title chart-desc">
+        <desc id="chart-desc">
+          {total} signups from {first} to {last}; busiest day {Math.max(0, ...perDay.map((d) => d.count))}.
+        </desc>
+        {[0, H / 2, H].map((y) => (
+          <line key={y} class="grid" x1={0} x2={W} y1={y} y2={y} vector-effect="non-scaling-stroke" />
+        ))}
+        {perDay.map((d, i) => {
+          const h = (H * d.count) / max;
+          return (
+            <rect key={d.date} class="bar" x={i * slot + 1.5} width={slot - 3} y={H - h} height={h}>
+              <title>
+                {d.date}: {d.count}
+              </title>
+            </rect>
+          );
+        })}
+      </svg>
+      <div class="chart-x" aria-hidden="true">
+        <span>{first}</span>
+        <span>{last}</span>
+      </div>
+    </figure>
   );
 }
 
