@@ -10,6 +10,7 @@ import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
   const app = polka<Req>({ onError: onError as never, onNoMatch });
@@ -25,5 +26,6 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  dashboardRoutes(app);
   return app;
 }

@@ -1,0 +1,75 @@
+// The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, setUnauthorizedHandler, type User } from './api.js';
+import { AuthPage } from './pages/Auth.js';
+import { ProjectPage } from './pages/Project.js';
+import { ProjectsPage } from './pages/Projects.js';
+import { ErrorMsg, go, useHashRoute } from './ui.js';
+import './style.css';
+
+function App() {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const route = useHashRoute();
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => setUser(null));
+    api.me().then(setUser, () => setUser(null));
+  }, []);
+
+  // Move focus to the new page's heading so keyboard and screen-reader users land on it (not on a
+  // project's tab change: focus stays on the tab). Pages that load first focus it once loaded.
+  const pageKey = route.slice(0, 2).join('/');
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [pageKey, user?.userId]);
+
+  const logout = async () => {
+    try {
+      await api.logout();
+      setUser(null);
+      go('/login');
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  if (user === undefined) return <p class="loading">Loading…</p>;
+
+  let page;
+  if (!user) {
+    page = <AuthPage mode={route[0] === 'signup' ? 'signup' : 'login'} onSignedIn={(u) => (setUser(u), go('/projects'))} />;
+  } else if (route[0] === 'projects' && route[1]) {
+    page = <ProjectPage projectId={route[1]} tab={route[2] ?? 'entries'} />;
+  } else {
+    page = <ProjectsPage />;
+  }
+
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href={user ? '#/projects' : '#/login'}>
+          Waitlist
+        </a>
+        {user ? (
+          <div class="row">
+            <span class="muted who">{user.email}</span>
+            <button type="button" onClick={logout}>
+              Log out
+            </button>
+          </div>
+        ) : null}
+      </header>
+      <main id="main" tabIndex={-1}>
+        <ErrorMsg error={error} />
+        {page}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

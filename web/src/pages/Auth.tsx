@@ -1,0 +1,73 @@
+// Log in, or sign up (the first account bootstraps the server; later ones need --open-signup).
+import { useState } from 'preact/hooks';
+import { api, type User } from '../api.js';
+import { ErrorMsg } from '../ui.js';
+
+export function AuthPage({ mode, onSignedIn }: { mode: 'login' | 'signup'; onSignedIn: (u: User) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const signup = mode === 'signup';
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const user = signup ? await api.signup({ email, password, ...(name.trim() ? { name: name.trim() } : {}) }) : await api.login({ email, password });
+      onSignedIn(user);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card narrow">
+      <h1 tabIndex={-1}>{signup ? 'Create your account' : 'Log in'}</h1>
+      {signup ? (
+        <p class="muted">The first account on a new server sets it up. After that, sign-up is closed unless the server runs with <code>--open-signup</code>.</p>
+      ) : null}
+      <form onSubmit={submit} class="stack">
+        {signup ? (
+          <div class="field">
+            <label for="auth-name">Name (optional)</label>
+            <input id="auth-name" autoComplete="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </div>
+        ) : null}
+        <div class="field">
+          <label for="auth-email">Email</label>
+          <input id="auth-email" type="email" required autoComplete="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="auth-password">Password</label>
+          <input
+            id="auth-password"
+            type="password"
+            required
+            minLength={signup ? 8 : undefined}
+            autoComplete={signup ? 'new-password' : 'current-password'}
+            aria-describedby={signup ? 'auth-password-hint' : undefined}
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          {signup ? <span id="auth-password-hint" class="hint">At least 8 characters.</span> : null}
+        </div>
+        <ErrorMsg error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {signup ? 'Create account' : 'Log in'}
+        </button>
+      </form>
+      <p>
+        {signup ? (
+          <>Already have an account? <a href="#/login">Log in</a></>
+        ) : (
+          <>New server? <a href="#/signup">Create the first account</a></>
+        )}
+      </p>
+    </section>
+  );
+}

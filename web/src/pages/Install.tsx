@@ -1,0 +1,86 @@
+// Copy-paste snippets that call the join endpoint from a landing page: fetch, and a plain HTML form.
+import type { Project } from '../api.js';
+import { CopyField } from '../ui.js';
+import { recentKeys } from './Keys.js';
+
+export function InstallTab({ project }: { project: Project }) {
+  const url = `${location.origin}/v1/waitlist/${project.slug}/join`;
+  const recent = recentKeys.get(project.projectId);
+  const key = recent ?? 'wl_YOUR_API_KEY';
+
+  const fetchSnippet = `// Adds one subscriber; resolves with the entry or throws with the server's message.
+async function joinWaitlist(email, name) {
+  const res = await fetch('${url}', {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Authorization: 'Bearer ${key}',
+    },
+    body: JSON.stringify({ email, name, source: 'landing-page' }),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.message);
+  return body.data;
+}`;
+
+  const formSnippet = `<form id="waitlist-form">
+  <label>Email <input type="email" name="email" required></label>
+  <label>Name <input name="name"></label>
+  <button>Join the waitlist</button>
+  <p id="waitlist-status" role="status"></p>
+</form>
+<script>
+document.getElementById('waitlist-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const status = document.getElementById('waitlist-status');
+  const { email, name } = Object.fromEntries(new FormData(form));
+  try {
+    const res = await fetch('${url}', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer ${key}' },
+      body: JSON.stringify({ email, name: name || undefined, source: 'waitlist-form' }),
+    });
+    const body = await res.json();
+    status.textContent = res.ok ? "You're on the list!" : body.message;
+    if (res.ok) form.reset();
+  } catch {
+    status.textContent = 'Could not reach the waitlist. Please try again.';
+  }
+});
+</script>`;
+
+  const curlSnippet = `curl ${url} \\
+  -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\
+  -d '{"email":"ada@example.com","name":"Ada"}'`;
+
+  return (
+    <section aria-labelledby="install-title">
+      <h2 id="install-title">Install on your landing page</h2>
+      <p>
+        {recent ? (
+          <>The snippets use the key you just created. </>
+        ) : (
+          <>
+            Replace <code>{key}</code> with a key from the <a href={`#/projects/${project.projectId}/keys`}>API keys</a> tab.{' '}
+          </>
+        )}
+        The join endpoint accepts calls from any origin, and a key can only add subscribers to this project, so it may sit in your page's
+        source.
+      </p>
+      <div class="card">
+        <h3>With fetch</h3>
+        <CopyField label="fetch snippet" value={fetchSnippet} multiline />
+      </div>
+      <div class="card">
+        <h3>A plain HTML form</h3>
+        <p class="muted">A form and a small script; it shows the server's message when a join is refused (for example an address already on the list).</p>
+        <CopyField label="HTML form snippet" value={formSnippet} multiline />
+      </div>
+      <div class="card">
+        <h3>From a terminal</h3>
+        <CopyField label="curl command" value={curlSnippet} multiline />
+      </div>
+    </section>
+  );
+}

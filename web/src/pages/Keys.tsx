@@ -1,0 +1,133 @@
+// API keys of a project: create (the full key is shown once), list with prefix and last use, rename, revoke.
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ApiKey, type CreatedApiKey, type Project } from '../api.js';
+import { ConfirmDialog, CopyField, ErrorMsg, fmtDate, InlineRename, Notice } from '../ui.js';
+
+/** Keys created in this tab since it was opened (memory only), so the Install snippets can use one. */
+export const recentKeys = new Map<string, string>();
+
+export function KeysTab({ project }: { project: Project }) {
+  const pid = project.projectId;
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+
+  const load = () => api.keys(pid).then((p) => setKeys(p.items), setError);
+  useEffect(() => void load(), [pid]);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const k = await api.createKey(pid, name.trim());
+      setCreated(k);
+      recentKeys.set(pid, k.key);
+      setName('');
+      await load();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const rename = async (k: ApiKey, n: string) => {
+    const updated = await api.renameKey(pid, k.keyId, n);
+    setKeys((list) => list && list.map((x) => (x.keyId === k.keyId ? updated : x)));
+    setNotice(`Key renamed to “${updated.name}”.`);
+  };
+
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <p class="muted">
+        A key lets a landing page add subscribers to this project, and nothing else, so it can sit in public page source. Only its prefix is
+        stored in readable form.
+      </p>
+      {created ? (
+        <div class="card warn" role="region" aria-labelledby="new-key-title">
+          <h3 id="new-key-title">New key “{created.name}”</h3>
+          <p>
+            <strong>Copy it now: this is the only time the full key is shown.</strong> The server keeps only a hash; if you lose it, create
+            another key and revoke this one.
+          </p>
+          <CopyField label="Full API key" value={created.key} />
+          <button type="button" onClick={() => setCreated(null)}>
+            I have saved it
+          </button>
+        </div>
+      ) : null}
+      <form class="row wrap card" onSubmit={create}>
+        <div class="field grow">
+          <label for="key-name">New key name</label>
+          <input id="key-name" required maxLength={100} placeholder="landing page" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </div>
+        <button type="submit" class="primary">
+          Create key
+        </button>
+      </form>
+      <ErrorMsg error={error} />
+      <Notice text={notice} />
+      {keys === null ? (
+        <p>Loading…</p>
+      ) : keys.length === 0 ? (
+        <p class="muted">No keys yet. Create one to accept joins.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.keyId}>
+                  <td data-label="Name">
+                    <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} />
+                  </td>
+                  <td data-label="Prefix">
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td data-label="Created">{fmtDate(k.createdAt)}</td>
+                  <td data-label="Last used">{fmtDate(k.lastUsedAt)}</td>
+                  <td>
+                    <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoking ? (
+        <ConfirmDialog
+          title={`Revoke “${revoking.name}”?`}
+          confirmLabel="Revoke key"
+          onClose={() => setRevoking(null)}
+          onConfirm={async () => {
+            await api.revokeKey(pid, revoking.keyId);
+            if (created?.keyId === revoking.keyId) setCreated(null);
+            if (recentKeys.get(pid)?.startsWith(revoking.prefix)) recentKeys.delete(pid);
+            setNotice(`Key “${revoking.name}” revoked.`);
+            await load();
+          }}
+        >
+          <p>
+            Joins sent with <code>{revoking.prefix}…</code> fail with 401 from the very next request. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}

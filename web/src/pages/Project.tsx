@@ -1,0 +1,64 @@
+// One project: its name and slug, and tabs for entries, API keys, the install snippet and stats.
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Project } from '../api.js';
+import { ErrorMsg } from '../ui.js';
+import { EntriesTab } from './Entries.js';
+import { InstallTab } from './Install.js';
+import { KeysTab } from './Keys.js';
+import { StatsTab } from './Stats.js';
+
+const TABS = [
+  ['entries', 'Entries'],
+  ['keys', 'API keys'],
+  ['install', 'Install'],
+  ['stats', 'Stats'],
+] as const;
+
+export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
+  const [project, setProject] = useState<Project | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setProject(null);
+    setError(null);
+    api.project(projectId).then(setProject, setError);
+  }, [projectId]);
+  const loaded = project?.projectId;
+  useEffect(() => {
+    if (loaded) document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [loaded]);
+
+  if (error) {
+    return (
+      <>
+        <h1 tabIndex={-1}>Project</h1>
+        <ErrorMsg error={error} />
+        <a href="#/projects">Back to projects</a>
+      </>
+    );
+  }
+  if (!project) return <p>Loading…</p>;
+  const current = TABS.some(([t]) => t === tab) ? tab : 'entries';
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href="#/projects">Projects</a> <span aria-hidden="true">/</span> <span>{project.name}</span>
+      </nav>
+      <h1 tabIndex={-1}>{project.name}</h1>
+      <p class="muted">
+        Slug <code>{project.slug}</code> · ID <code>{project.projectId}</code>
+      </p>
+      <nav aria-label="Project sections" class="tabs">
+        {TABS.map(([t, label]) => (
+          <a key={t} href={`#/projects/${project.projectId}/${t}`} aria-current={t === current ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      {current === 'entries' ? <EntriesTab project={project} /> : null}
+      {current === 'keys' ? <KeysTab project={project} /> : null}
+      {current === 'install' ? <InstallTab project={project} /> : null}
+      {current === 'stats' ? <StatsTab project={project} /> : null}
+    </>
+  );
+}
