@@ -32,7 +32,7 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown, flags: R
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => {
     const field = i.path.map(String).join('.');
-    const flag = flags[field] ?? (field ? `--${field}` : '');
+    const flag = flags[field] ?? flags[String(i.path[0])] ?? (field ? `--${field}` : "");
     return flag ? `${flag}: ${i.message}` : i.message;
   });
   throw new CliError(lines.join('\n       '), EXIT.usage);

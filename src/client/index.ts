@@ -12,7 +12,15 @@ import type {
   Stats,
   User,
 } from '../contract/types.js';
-import type { CreateProjectBody, ExportFormat, LoginBody, SignupBody, UpdateEntryBody } from '../contract/schemas.js';
+import type {
+  CreateProjectBody,
+  ExportFormat,
+  LoginBody,
+  ProjectSettings,
+  ProjectSettingsBody,
+  SignupBody,
+  UpdateEntryBody,
+} from '../contract/schemas.js';
 
 export const SESSION_COOKIE = 'waitlist_session';
 
@@ -122,6 +130,9 @@ export class WaitlistClient {
   createProject = (body: CreateProjectBody) => this.request<Project>('POST', '/api/project', { body });
   updateProject = (p: string, body: { name: string }) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
   deleteProject = (p: string) => this.request<Project & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}`);
+  getSettings = (p: string) => this.request<ProjectSettings>('GET', `/api/project/${enc(p)}/settings`);
+  updateSettings = (p: string, body: ProjectSettingsBody) =>
+    this.request<ProjectSettings>('PUT', `/api/project/${enc(p)}/settings`, { body });
 
   // ---- keys ----
   listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>

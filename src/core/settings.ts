@@ -44,7 +44,7 @@ export function joinSchemaFor(p: ProjectRow): typeof joinBody {
   if (!field) return joinBody;
   let schema = withHoneypot.get(field);
   if (!schema) {
-    schema = joinBody.extend({ [field]: z.unknown() }) as never;
+    schema = joinBody.extend({ [field]: z.unknown().optional() }) as never; // absent for every real subscriber
     if (withHoneypot.size > 1000) withHoneypot.clear();
     withHoneypot.set(field, schema!);
   }

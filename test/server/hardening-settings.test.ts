@@ -97,6 +97,9 @@ describe('honeypot field', () => {
     const human = uniqueEmail('human');
     const ok = await postJoin(srv.url, slug, key, { email: human, website: '' });
     expect(ok.status).toBe(201);
+    // A client that never sends the honeypot (a fetch() snippet, the CLI) still joins normally.
+    const plain = uniqueEmail('plain');
+    expect((await postJoin(srv.url, slug, key, { email: plain })).status).toBe(201);
     const bot = uniqueEmail('bot');
     const trapped = await postJoin(srv.url, slug, key, { email: bot, name: 'Bot', website: 'http://spam.example' });
     expect(trapped.status).toBe(201);
@@ -107,7 +110,7 @@ describe('honeypot field', () => {
     expect((await postJoin(srv.url, slug, key, { email: bot, website: 1 })).status).toBe(201);
 
     const list = await owner.get(`/api/project/${projectId}/waitlist`);
-    expect(list.body.data.items.map((e: { email: string }) => e.email)).toEqual([human]);
+    expect(list.body.data.items.map((e: { email: string }) => e.email)).toEqual([plain, human]);
     expect((await owner.get(`/api/project/${projectId}/waitlist/${trapped.body.data.entryId}`)).status).toBe(404);
     // Still strict about everything else, and the body is still validated.
     expect((await postJoin(srv.url, slug, key, { email: uniqueEmail(), website: '', url: 'x' })).status).toBe(400);

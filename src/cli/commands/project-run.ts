@@ -1,5 +1,6 @@
 // Bodies of the project commands, loaded only when one runs.
-import { createProjectBody, updateProjectBody } from '../../contract/schemas.js';
+import { createProjectBody, projectSettingsBody, updateProjectBody } from '../../contract/schemas.js';
+import { CliError, EXIT } from '../main.js';
 import { projectColumns } from '../columns.js';
 import { allPages, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
 
@@ -41,4 +42,34 @@ export async function deleteProject(ref: string, opts: JsonOpt & { yes?: boolean
   const out = output(opts);
   out.success(`Deleted project ${p.slug}; an operator can bring it back with \`waitlist admin project restore ${p.projectId}\``);
   if (out.mode === 'json') out.json(p);
+}
+
+export interface SettingsOpts extends JsonOpt {
+  allowedOrigins?: string;
+  anyOrigin?: boolean;
+  blockDisposable?: boolean;
+  honeypotField?: string | false;
+}
+
+/** Shows the project's settings, or changes the ones named by flags and shows the result. */
+export async function projectSettings(ref: string, opts: SettingsOpts) {
+  if (opts.allowedOrigins !== undefined && opts.anyOrigin) {
+    throw new CliError('give --allowed-origins or --any-origin, not both', EXIT.usage);
+  }
+  const change: Record<string, unknown> = {};
+  if (opts.allowedOrigins !== undefined) change.allowedOrigins = opts.allowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  if (opts.anyOrigin) change.allowedOrigins = [];
+  if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
+  if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  const client = await sessionClient();
+  const out = output(opts);
+  if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
+  const body = validate(projectSettingsBody, change, {
+    allowedOrigins: '--allowed-origins',
+    blockDisposableEmails: '--block-disposable',
+    honeypotField: '--honeypot-field',
+  });
+  const settings = await client.updateSettings(ref, body);
+  out.success(`Updated the settings of project ${ref}`);
+  out.item(settings);
 }

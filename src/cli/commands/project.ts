@@ -53,4 +53,25 @@ export function registerProject(program: Command) {
     ),
     ['waitlist project delete my-app', 'waitlist project delete my-app --yes   # no question (scripts, CI)'],
   ).action(async (ref: string, opts) => (await run()).deleteProject(ref, opts));
+
+  examples(
+    withJson(
+      project
+        .command('settings')
+        .argument('<id-or-slug>', 'projectId or slug')
+        .description('Show or change the join protections of a project (no flags: show them)')
+        .option('--allowed-origins <origins>', 'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com')
+        .option('--any-origin', 'allow browsers on any origin (the default)')
+        .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
+        .option('--no-block-disposable', 'accept throwaway email domains (the default)')
+        .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
+        .option('--no-honeypot-field', 'turn the honeypot off'),
+    ),
+    [
+      'waitlist project settings my-app',
+      'waitlist project settings my-app --allowed-origins https://example.com,https://www.example.com',
+      'waitlist project settings my-app --block-disposable --honeypot-field website',
+      'waitlist project settings my-app --any-origin --no-honeypot-field --json',
+    ],
+  ).action(async (ref: string, opts) => (await run()).projectSettings(ref, opts));
 }
