@@ -85,3 +85,38 @@ export async function seedSqlite(file, projectId, n) {
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }
+
+/** Bulk-inserts `n` entries into a PostgreSQL database, casting to whatever column types it uses. */
+export async function seedPg(url, projectId, n) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows: cols } = await client.query(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'entries' AND table_schema = current_schema()`,
+    );
+    const typeOf = Object.fromEntries(cols.map((c) => [c.column_name, c.data_type]));
+    const expr = (c, i) => {
+      const t = typeOf[c] ?? 'text';
+      if (t.startsWith('timestamp')) return `to_timestamp((x.c${i})::bigint / 1000.0)`;
+      if (t === 'text' || t.startsWith('character')) return `x.c${i}`;
+      return `(x.c${i})::${t === 'USER-DEFINED' ? 'text' : t}`;
+    };
+    const arrays = COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ');
+    const sql = `INSERT INTO entries (${COLUMNS.join(', ')})
+      SELECT ${COLUMNS.map(expr).join(', ')} FROM unnest(${arrays}) AS x(${COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
+    let batch = COLUMNS.map(() => []);
+    const flush = async () => {
+      if (batch[0].length) await client.query(sql, batch);
+      batch = COLUMNS.map(() => []);
+    };
+    for (const r of entries(projectId, n)) {
+      COLUMNS.forEach((c, i) => batch[i].push(r[c] === null ? null : String(r[c])));
+      if (batch[0].length === 10_000) await flush();
+    }
+    await flush();
+    await client.query('ANALYZE entries');
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,11 @@
+import { openSqliteStore } from '/work/wt/perf/dist/db/sqlite/store.js';
+import { seedSqlite } from '/work/wt/perf/bench/data.mjs';
+const file = process.argv[2], n = Number(process.argv[3]);
+const st = openSqliteStore(file);
+const now = Date.now();
+await st.insertUser({ id: 'usr_1', email: 'a@b.c', emailNorm: 'a@b.c', name: null, passwordHash: 'x', createdAt: now, updatedAt: now });
+await st.insertProject({ id: 'prj_1', userId: 'usr_1', name: 'P', slug: 'ppp', createdAt: now, updatedAt: now, deletedAt: null });
+await st.close();
+console.time('seed');
+await seedSqlite(file, 'prj_1', n);
+console.timeEnd('seed');
