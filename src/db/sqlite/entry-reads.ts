@@ -9,9 +9,27 @@
 import type Database from 'better-sqlite3';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 
-const COLS = `e.id, e.project_id AS projectId, e.email, e.email_norm AS emailNorm, e.name, e.source, e.metadata,
-  e.ip, e.country, e.user_agent AS userAgent, e.created_at AS createdAt, e.updated_at AS updatedAt,
-  e.deleted_at AS deletedAt`;
+// Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
+// own row objects, which matters when an export reads a million of them.
+const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent,
+  e.created_at, e.updated_at, e.deleted_at`;
+type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
+  string | null, number, number, number | null];
+const toRow = (r: RawRow): EntryRow => ({
+  id: r[0],
+  projectId: r[1],
+  email: r[2],
+  emailNorm: r[3],
+  name: r[4],
+  source: r[5],
+  metadata: r[6],
+  ip: r[7],
+  country: r[8],
+  userAgent: r[9],
+  createdAt: r[10],
+  updatedAt: r[11],
+  deletedAt: r[12],
+});
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 
 /** How a search needle is matched: an FTS5 phrase, or LIKE patterns (with case variants). */
@@ -58,6 +76,16 @@ export class EntryReads {
     return s;
   }
 
+  /** Entry rows of a `SELECT ${COLS} …` statement. */
+  private rows(sql: string, ...args: unknown[]): EntryRow[] {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql).raw();
+      this.stmts.set(sql, s);
+    }
+    return (s.all(...args) as RawRow[]).map(toRow);
+  }
+
   /** True while rowid order equals id order (see search_state in the migration). */
   private rowidOrdered(): boolean {
     return this.stmt(`SELECT v FROM search_state WHERE k = 'rowid_order'`).pluck().get() === 1;
@@ -73,15 +101,15 @@ export class EntryReads {
     if (offset >= total) return { rows: [], total };
     const fromEnd = total - offset - limit;
     if (offset <= fromEnd) {
-      const rows = this.stmt(`SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id DESC LIMIT ? OFFSET ?`).all(projectId, limit, offset);
-      return { rows: rows as EntryRow[], total };
+      return { rows: this.rows(`SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id DESC LIMIT ? OFFSET ?`, projectId, limit, offset), total };
     }
     // Past the middle: walk from the oldest end, which is nearer, and reverse.
-    const rows = this.stmt(`SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id ASC LIMIT ? OFFSET ?`).all(
+    const rows = this.rows(
+      `SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id ASC LIMIT ? OFFSET ?`,
       projectId,
       Math.min(limit, total - offset),
       Math.max(0, fromEnd),
-    ) as EntryRow[];
+    );
     return { rows: rows.reverse(), total };
   }
 
@@ -108,29 +136,30 @@ export class EntryReads {
       const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY s.rid DESC LIMIT ? OFFSET ?`).pluck().all(...m.args, limit, offset);
       return { rows: this.byRowids(rids as number[]), total };
     }
-    const rows = this.stmt(
+    const rows = this.rows(
       `SELECT ${COLS} FROM ${m.from.replace(' WHERE ', ' JOIN entries e ON e.rowid = s.rid WHERE ')} ORDER BY e.id DESC LIMIT ? OFFSET ?`,
-    ).all(...m.args, limit, offset);
-    return { rows: rows as EntryRow[], total };
+      ...m.args,
+      limit,
+      offset,
+    );
+    return { rows, total };
   }
 
   private byRowids(rids: number[]): EntryRow[] {
     if (rids.length === 0) return [];
-    return this.stmt(`SELECT ${COLS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) ORDER BY e.id DESC`).all(
-      JSON.stringify(rids),
-    ) as EntryRow[];
+    return this.rows(`SELECT ${COLS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) ORDER BY e.id DESC`, JSON.stringify(rids));
   }
 
   /** Up to `limit` live entries older than `beforeId` (newest first): keyset chunks for exports. */
   before(projectId: string, beforeId: string | null, limit: number, search?: string): EntryRow[] {
     if (!search) {
       const sql = `SELECT ${COLS} FROM entries e WHERE ${LIVE}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
-      return this.stmt(sql).all(...(beforeId ? [projectId, beforeId, limit] : [projectId, limit])) as EntryRow[];
+      return this.rows(sql, ...(beforeId ? [projectId, beforeId, limit] : [projectId, limit]));
     }
     const m = this.matchSource(projectId, needleOf(search));
     const sql =
       `SELECT ${COLS} FROM ${m.from.replace(' WHERE ', ' JOIN entries e ON e.rowid = s.rid WHERE ')}` +
       `${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
-    return this.stmt(sql).all(...m.args, ...(beforeId ? [beforeId, limit] : [limit])) as EntryRow[];
+    return this.rows(sql, ...m.args, ...(beforeId ? [beforeId, limit] : [limit]));
   }
 }
