@@ -1,7 +1,6 @@
 // Streaming export (json | ndjson | csv): rows are written as they are read, honouring backpressure,
 // so memory stays flat however long the list.
 import type { ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { ExportFormat } from '../contract/schemas.js';
 import type { EntryRow } from '../db/store.js';
@@ -24,7 +23,26 @@ const csvCell = (v: unknown) => {
 };
 
 const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-const iso = (ms: number) => new Date(ms).toISOString();
+
+// Date#toISOString for epoch ms, with the date part cached per day: exports call it twice a row.
+let cachedDay = NaN;
+let cachedDate = '';
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+export function iso(ms: number): string {
+  if (!(ms >= 0 && ms < 253_402_300_800_000) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDate = new Date(day * 86_400_000).toISOString().slice(0, 11);
+  }
+  let r = ms - day * 86_400_000;
+  const h = Math.floor(r / 3_600_000);
+  r -= h * 3_600_000;
+  const m = Math.floor(r / 60_000);
+  r -= m * 60_000;
+  const sec = Math.floor(r / 1000);
+  return `${cachedDate}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(r - sec * 1000, 3)}Z`;
+}
 
 /**
  * JSON.stringify(toEntry(row)) without the round trip through objects: `metadata` is stored as the
@@ -53,6 +71,19 @@ function formatter(format: ExportFormat) {
   }
 }
 
+/** Waits for 'drain' or 'close', removing both listeners (Promise.race of once() would leak one per wait). */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Streams every row of `rows` as a downloadable file. */
 export async function streamExport(
   res: ServerResponse,
@@ -77,7 +108,7 @@ export async function streamExport(
     if (buf.length >= 64 * 1024) {
       const ok = res.write(buf);
       buf = '';
-      if (!ok) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!ok) await drainOrClose(res);
     }
   }
   res.end(buf + f.tail);

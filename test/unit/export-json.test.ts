@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toEntry } from '../../src/core/serialize.js';
 import type { EntryRow } from '../../src/db/store.js';
-import { entryJson } from '../../src/server/export.js';
+import { entryJson, iso } from '../../src/server/export.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
 const row = fc.record({
@@ -30,5 +30,17 @@ describe('entryJson', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('iso', () => {
+  it('equals Date#toISOString for any epoch ms', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 }), (ms) => {
+        expect(iso(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ms of [0, 86_399_999, 86_400_000, 1_795_291_089_410, 253_402_300_799_999]) expect(iso(ms)).toBe(new Date(ms).toISOString());
   });
 });
