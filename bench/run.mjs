@@ -39,6 +39,7 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
 
 const tmp = mkdtempSync(join(tmpdir(), 'waitlist-bench-'));
 const children = new Set();
+const loaders = new Set();
 const pgDatabases = [];
 
 // ---------- processes ----------
@@ -162,10 +163,12 @@ function wrk(url, path, key, { seconds, connections, randomSecret, run }) {
     const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/join.lua'), url], {
       env: { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, WL_RANDOM_SECRET: randomSecret ? '1' : '0' },
     });
+    loaders.add(child);
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     child.on('exit', () => {
+      loaders.delete(child);
       const m = /WRKJSON (\{.*\})/.exec(out);
       if (!m) return reject(new Error(`wrk failed:\n${out}`));
       const j = JSON.parse(m[1]);
@@ -347,6 +350,7 @@ function printTable() {
 
 async function cleanup() {
   for (const c of children) c.kill('SIGKILL');
+  for (const c of loaders) c.kill('SIGKILL');
   if (!args.keep) rmSync(tmp, { recursive: true, force: true });
   if (PG && pgDatabases.length && !args.keep) {
     const { default: pg } = await import('pg');
@@ -355,6 +359,13 @@ async function cleanup() {
     for (const d of pgDatabases) await admin.query(`DROP DATABASE IF EXISTS ${d} WITH (FORCE)`).catch(() => {});
     await admin.end();
   }
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    log(`${sig}: stopping the servers and load generators`);
+    cleanup().finally(() => process.exit(130));
+  });
 }
 
 try {
