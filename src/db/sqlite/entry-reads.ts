@@ -114,16 +114,20 @@ export class EntryReads {
   }
 
   /** SQL (and its arguments) selecting the entries_search rows `s` of the project that match. */
-  private matchSource(projectId: string, needle: Needle): { from: string; args: unknown[] } {
+  // `rid` is the newest-first order column: for FTS it must be f.rowid, which the index walks in order
+  // (ORDER BY s.rid made SQLite collect and sort every match).
+  private matchSource(projectId: string, needle: Needle): { from: string; args: unknown[]; rid: string } {
     if (needle.kind === 'fts') {
       return {
         from: `entries_fts f JOIN entries_search s ON s.rid = f.rowid WHERE entries_fts MATCH ? AND s.project_id = ?`,
         args: [needle.phrase, projectId],
+        rid: 'f.rowid',
       };
     }
     return {
       from: `entries_search s WHERE s.project_id = ? AND ${likeClause(needle.patterns.length, 's')}`,
       args: [projectId, ...likeArgs(needle.patterns)],
+      rid: 's.rid',
     };
   }
 
@@ -149,7 +153,7 @@ export class EntryReads {
     if (offset >= total) return { rows: [], total };
     if (this.rowidOrdered()) {
       // Newest first is rowid order: walk matches from the newest and stop after the page.
-      const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY s.rid DESC LIMIT ? OFFSET ?`).pluck().all(...m.args, limit, offset);
+      const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY ${m.rid} DESC LIMIT ? OFFSET ?`).pluck().all(...m.args, limit, offset);
       return { rows: this.byRowids(rids as number[]), total };
     }
     const rows = this.rows(
