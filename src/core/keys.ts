@@ -1,6 +1,7 @@
 // API keys: `wl_<lookup><secret>`. The lookup id finds the row by index; only a bcrypt hash of the
 // secret is stored. A successful bcrypt comparison is cached per process (as a SHA-256 of the secret)
-// so bcrypt runs once per key, while the row's revoked state is read on every join.
+// so bcrypt runs once per key, while the row's revoked state is read on every join; see KeyVerifier for
+// how bcrypt work stays bounded under a flood of bad keys.
 import bcrypt from 'bcrypt';
 import type { KeyAuthRow, KeyRow, PageArgs, Store } from '../db/store.js';
 import { randomToken, safeEqual, sha256 } from './crypto.js';
@@ -69,14 +70,69 @@ export interface BcryptGuard {
   failed(): Promise<void>;
 }
 
-/** Verifies join keys, caching successful bcrypt comparisons (never the revoked state). */
+/** Runs at most `max` async jobs at once; refuses (returns undefined) when `maxQueued` already wait. */
+export class Gate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(
+    private readonly max: number,
+    private readonly maxQueued: number,
+  ) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T | undefined> {
+    if (this.running >= this.max) {
+      if (this.waiting.length >= this.maxQueued) return undefined;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running++;
+    }
+    try {
+      return await job();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+export interface KeyVerifierOptions {
+  /** Verified keys remembered (keyId → hash of the secret). */
+  maxCached?: number;
+  /** bcrypt comparisons running at once (each holds a libuv thread and a core for ~60 ms). */
+  maxConcurrent?: number;
+  /** Comparisons allowed to wait for a slot; beyond that a key that needs one is refused at once. */
+  maxQueued?: number;
+  /** How long a failed (keyId, secret) pair is answered from memory. */
+  failTtlMs?: number;
+}
+
+/**
+ * Verifies join keys with bcrypt work bounded, so a flood of bad keys cannot stall good joins:
+ * - malformed keys, unknown lookups and revoked keys are refused before any hashing;
+ * - a successful comparison is remembered (keyId → SHA-256 of the secret and the stored hash), so a
+ *   key costs one bcrypt per process; once a key is known, any other secret for it is refused by
+ *   comparing digests (a bcrypt hash has one secret), without bcrypt;
+ * - failed comparisons are remembered briefly; identical concurrent comparisons share one bcrypt;
+ * - at most `maxConcurrent` comparisons run at once and `maxQueued` wait; beyond that, 401 at once.
+ * The key row (and so its revoked state) is read on every join.
+ */
 export class KeyVerifier {
-  private readonly verified = new Map<string, string>(); // keyId → sha256(secret)
-  private readonly inFlight = new Map<string, Promise<boolean>>(); // `${keyId}:${sha256(secret)}` → comparison
+  private readonly verified = new Map<string, { hash: string; digest: string }>();
+  private readonly failed = new Map<string, number>(); // `${keyId}:${digest}` → expiry (ms)
+  private readonly inFlight = new Map<string, Promise<boolean | undefined>>();
+  private readonly gate: Gate;
+  private readonly maxCached: number;
+  private readonly failTtlMs: number;
+
   constructor(
     private readonly store: Store,
-    private readonly maxCached = 10_000,
-  ) {}
+    opts: KeyVerifierOptions = {},
+  ) {
+    this.maxCached = opts.maxCached ?? 10_000;
+    this.failTtlMs = opts.failTtlMs ?? 60_000;
+    this.gate = new Gate(opts.maxConcurrent ?? 1, opts.maxQueued ?? 64);
+  }
 
   /**
    * The key row for an `Authorization` header value, or a 401 AppError. `guard` runs before each
@@ -91,32 +147,46 @@ export class KeyVerifier {
     const row = await this.store.keyForAuth(parsed.lookup);
     if (!row || row.revokedAt !== null) throw unauthorized('Invalid API key');
     const digest = sha256(parsed.secret);
-    const cached = this.verified.get(row.id);
-    if (cached !== undefined && safeEqual(cached, digest)) return row;
+    const known = this.verified.get(row.id);
+    if (known !== undefined && known.hash === row.secretHash) {
+      if (safeEqual(known.digest, digest)) return row;
+      throw unauthorized('Invalid API key');
+    }
     await guard?.before();
-    if (!(await this.compareOnce(row, parsed.secret, digest))) {
+    const ok = await this.compare(row, parsed.secret, digest);
+    if (ok === undefined) throw unauthorized('Invalid API key (too many key checks in progress; retry shortly)');
+    if (!ok) {
       await guard?.failed();
       throw unauthorized('Invalid API key');
     }
     return row;
   }
 
-  // A burst of joins with a not-yet-cached key shares one bcrypt comparison instead of running one
-  // each (which would queue hundreds of ~100 ms hashes on the thread pool).
-  private compareOnce(row: KeyAuthRow, secret: string, digest: string): Promise<boolean> {
+  /** bcrypt-compares once per (key, secret) at a time, through the gate; undefined when refused. */
+  private compare(row: KeyAuthRow, secret: string, digest: string): Promise<boolean | undefined> {
     const id = `${row.id}:${digest}`;
+    const until = this.failed.get(id);
+    if (until !== undefined) {
+      if (until > Date.now()) return Promise.resolve(false);
+      this.failed.delete(id);
+    }
     let p = this.inFlight.get(id);
     if (!p) {
-      p = bcrypt.compare(secret, row.secretHash).then((ok) => {
-        if (ok) {
-          if (this.verified.size >= this.maxCached) this.verified.clear();
-          this.verified.set(row.id, digest);
-        }
-        return ok;
-      });
+      p = this.gate
+        .run(() => bcrypt.compare(secret, row.secretHash))
+        .then((ok) => {
+          if (ok === true) this.remember(this.verified, row.id, { hash: row.secretHash, digest });
+          else if (ok === false) this.remember(this.failed, id, Date.now() + this.failTtlMs);
+          return ok;
+        })
+        .finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, p);
-      void p.finally(() => this.inFlight.delete(id)).catch(() => undefined);
     }
     return p;
+  }
+
+  private remember<V>(map: Map<string, V>, key: string, value: V) {
+    if (map.size >= this.maxCached) map.clear();
+    map.set(key, value);
   }
 }

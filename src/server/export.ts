@@ -1,7 +1,6 @@
 // Streaming export (json | ndjson | csv): rows are written as they are read, honouring backpressure,
 // so memory stays flat however long the list.
 import type { ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { ExportFormat } from '../contract/schemas.js';
 import type { EntryRow } from '../db/store.js';
@@ -25,19 +24,66 @@ const csvCell = (column: string, v: unknown) => {
   return !EXACT.has(column) && FORMULA_START.test(s) ? `'${s}` : s;
 };
 
+const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+
+// Date#toISOString for epoch ms, with the date part cached per day: exports call it twice a row.
+let cachedDay = NaN;
+let cachedDate = '';
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+export function iso(ms: number): string {
+  if (!(ms >= 0 && ms < 253_402_300_800_000) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDate = new Date(day * 86_400_000).toISOString().slice(0, 11);
+  }
+  let r = ms - day * 86_400_000;
+  const h = Math.floor(r / 3_600_000);
+  r -= h * 3_600_000;
+  const m = Math.floor(r / 60_000);
+  r -= m * 60_000;
+  const sec = Math.floor(r / 1000);
+  return `${cachedDate}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(r - sec * 1000, 3)}Z`;
+}
+
+/**
+ * JSON.stringify(toEntry(row)) without the round trip through objects: `metadata` is stored as the
+ * JSON.stringify output of a validated object, so it is spliced in as it is. About 2x faster, which is
+ * a second per million rows.
+ */
+export function entryJson(e: EntryRow): string {
+  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}"}`;
+}
+
 function formatter(format: ExportFormat) {
   switch (format) {
     case 'ndjson':
-      return { head: '', row: (e: object, _first: boolean) => `${JSON.stringify(e)}\n`, tail: '' };
+      return { head: '', row: (e: EntryRow, _first: boolean) => `${entryJson(e)}\n`, tail: '' };
     case 'json':
-      return { head: '[', row: (e: object, first: boolean) => (first ? '\n' : ',\n') + JSON.stringify(e), tail: '\n]\n' };
+      return { head: '[', row: (e: EntryRow, first: boolean) => (first ? '\n' : ',\n') + entryJson(e), tail: '\n]\n' };
     case 'csv':
       return {
         head: stringify([CSV_COLUMNS as unknown as string[]]),
-        row: (e: object) => stringify([CSV_COLUMNS.map((c) => csvCell(c, (e as Record<string, unknown>)[c]))]),
+        row: (r: EntryRow) => {
+          const e = toEntry(r) as unknown as Record<string, unknown>;
+          return stringify([CSV_COLUMNS.map((c) => csvCell(c, e[c]))]);
+        },
         tail: '',
       };
   }
+}
+
+/** Waits for 'drain' or 'close', removing both listeners (Promise.race of once() would leak one per wait). */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Streams every row of `rows` as a downloadable file. */
@@ -59,12 +105,12 @@ export async function streamExport(
   let first = true;
   for await (const row of rows) {
     if (closed) return;
-    buf += f.row(toEntry(row), first);
+    buf += f.row(row, first);
     first = false;
     if (buf.length >= 64 * 1024) {
       const ok = res.write(buf);
       buf = '';
-      if (!ok) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!ok) await drainOrClose(res);
     }
   }
   res.end(buf + f.tail);

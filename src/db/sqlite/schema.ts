@@ -1,4 +1,6 @@
-// SQLite schema (drizzle). Table and column names match src/db/pg/schema.ts.
+// SQLite schema (drizzle). Table and column names match src/db/pg/schema.ts. SQLite-only extras:
+// `entry_counts` (live entries per project, kept by triggers) and the FTS5 trigram index
+// `entries_fts` with its triggers, which live in a hand-written migration (drizzle cannot model them).
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -94,3 +96,10 @@ export const entries = sqliteTable(
       .where(sql`${t.deletedAt} IS NULL`),
   ],
 );
+
+// Live (non-deleted) entries per project, maintained by triggers (migrations/sqlite/*_search_index.sql)
+// so the unfiltered list total is one indexed read instead of a COUNT(*) over a million rows.
+export const entryCounts = sqliteTable('entry_counts', {
+  projectId: text('project_id').primaryKey(),
+  live: integer('live').notNull(),
+});
