@@ -24,7 +24,7 @@ export default defineConfig({
               extends: true,
               test: {
                 name: 'pg',
-                include: ['test/server/**/*.test.ts', 'test/pg/**/*.test.ts'],
+                include: ['test/server/**/*.test.ts', 'test/pg/**/*.test.ts', 'test/hardening/properties.test.ts'],
                 env: { WAITLIST_TEST_DB: 'pg' },
               },
             },

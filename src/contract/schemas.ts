@@ -152,6 +152,11 @@ const searchParam = z
       ctx.addIssue({ code: 'custom', message: `search must be at most ${LIMITS.searchChars} characters` });
       return z.NEVER;
     }
+    // No stored text holds NUL (refused at write), and neither FTS5 nor PostgreSQL accepts it in a query.
+    if (s?.includes('\u0000')) {
+      ctx.addIssue({ code: 'custom', message: 'search must not contain NUL characters' });
+      return z.NEVER;
+    }
     return s ? s : undefined;
   });
 

@@ -78,6 +78,8 @@ describe('a database failure', () => {
     servers.push(srv);
     const owner = await signedUp(srv.url);
     const p = await projectWithKey(owner);
+    // A matching entry, so the search (answered by the FTS index) must read the broken table for its rows.
+    expect((await postJoin(srv.url, p.slug, p.key, { email: 'needle-secret-term@example.com' })).status).toBe(201);
     const db = new Database(srv.dbFile);
     db.exec('ALTER TABLE entries RENAME TO entries_gone');
     db.close();

@@ -1,5 +1,5 @@
 // Entry list, search and export reads for SQLite, written as prepared statements because they are the
-// ones that must stay fast at a million entries (migrations/sqlite/0002_search_index.sql has the
+// ones that must stay fast at a million entries (migrations/sqlite/0003_search_index.sql has the
 // structures they use):
 // - unfiltered total: entry_counts (kept by triggers), not COUNT(*);
 // - deep pages: an OFFSET walk over the (project_id, id) index, from whichever end is nearer;
