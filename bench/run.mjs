@@ -1,11 +1,12 @@
 // `npm run bench`: measures the built server (run `npm run build` first; the npm script does) against
 // the targets of the performance issue and prints one table: figure | measured | target | baseline | ok.
 //
-//   node bench/run.mjs [--quick | --full] [--database-url URL] [--keep]
+//   node bench/run.mjs [--quick | --full] [--database-url URL [--instances N]] [--keep]
 //
 // --quick (default): 100k seeded entries, 8 s load runs. --full: 1M entries, 20 s load runs.
 // --database-url (or DATABASE_URL): run the server on PostgreSQL; the bench creates and drops its
-// own databases on that server. Otherwise SQLite files in a temp directory.
+// own databases on that server. Otherwise SQLite files in a temp directory. --instances N (PostgreSQL
+// only) also measures N servers on one database, the 64 connections split evenly between them.
 // Join load comes from wrk (Debian package) when installed, else autocannon; a bare node:http server
 // is measured by the same tool in the same run (before and after the real server) as the baseline.
 import { spawn, execFileSync } from 'node:child_process';
@@ -23,13 +24,24 @@ const { values: args } = parseArgs({
     full: { type: 'boolean', default: false },
     'database-url': { type: 'string', default: process.env.DATABASE_URL || undefined },
     keep: { type: 'boolean', default: false },
+    instances: { type: 'string', default: '1' },
   },
 });
+const INSTANCES = Number(args.instances);
+if (!Number.isInteger(INSTANCES) || INSTANCES < 1 || INSTANCES > 8) {
+  console.error('--instances takes a whole number from 1 to 8');
+  process.exit(2);
+}
 const FULL = args.full && !args.quick;
 const SIZE = FULL ? 1_000_000 : 100_000;
 const LOAD_S = FULL ? 20 : 8;
 const RUNS = FULL ? 9 : 7;
 const PG = args['database-url'];
+if (INSTANCES > 1 && !PG) {
+  console.error('--instances needs --database-url: several instances share one PostgreSQL database');
+  process.exit(2);
+}
+let singleInstanceRps = NaN;
 const log = (m) => process.stderr.write(`· ${m}\n`);
 
 if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
@@ -236,6 +248,7 @@ async function benchJoin() {
   const b2 = await load(bare.url, path, s.key, { run: 'b2' });
   const bareRps = (b1.rps + b2.rps) / 2;
   const ratio = real.rps / bareRps;
+  singleInstanceRps = real.rps;
   row('join throughput (req/s, 64 conns)', `${fmt(real.rps, 0)} (${fmt(ratio * 100)}% of bare)`, '≥ 40% of bare', `${fmt(bareRps, 0)} (runs ${fmt(b1.rps, 0)}, ${fmt(b2.rps, 0)})`, ratio >= 0.4);
   row('join p99 latency (ms)', fmt(real.p99), '≤ 20', fmt(Math.max(b1.p99, b2.p99)), real.p99 <= 20);
   row('join non-2xx / socket errors', `${real.non2xx} / ${real.socketErrors}`, '0', `${b1.non2xx + b2.non2xx}`, real.non2xx === 0 && real.socketErrors === 0);
@@ -258,6 +271,32 @@ async function benchJoin() {
   row('201s found after SIGKILL + restart', `${stored} stored / ${acked} acknowledged`, 'all', '–', stored >= acked);
   await stop(srv.child);
   await stop(bare.child);
+}
+
+/** N servers on one PostgreSQL database, each loaded by its own wrk with 64/N connections, at once. */
+async function benchInstances(n) {
+  log(`join throughput with ${n} instances on one database`);
+  const db = await freshDb('multi');
+  const first = await startServer(db);
+  const s = await setUp(first.url, 'bench-multi');
+  const servers = [first, ...(await Promise.all(Array.from({ length: n - 1 }, () => startServer(db))))];
+  const path = `/v1/waitlist/${s.slug}/join`;
+  const connections = Math.ceil(64 / n);
+  const all = (seconds, tag) =>
+    Promise.all(servers.map((srv, i) => load(srv.url, path, s.key, { seconds, connections, run: `${tag}${i}` })));
+  await all(2, 'mw');
+  const runs = await all(LOAD_S, 'm');
+  const rps = runs.reduce((t, r) => t + r.rps, 0);
+  const p99 = Math.max(...runs.map((r) => r.p99));
+  const non2xx = runs.reduce((t, r) => t + r.non2xx + r.socketErrors, 0);
+  row(
+    `join throughput, ${n} instances on one database (req/s)`,
+    `${fmt(rps, 0)} (${runs.map((r) => fmt(r.rps, 0)).join(' + ')}), p99 ${fmt(p99)} ms, non-2xx ${non2xx}`,
+    '–',
+    `1 instance: ${fmt(singleInstanceRps, 0)}`,
+    null,
+  );
+  for (const srv of servers) await stop(srv.child);
 }
 
 async function benchReads() {
@@ -373,6 +412,7 @@ try {
   console.log(`waitlist bench (${FULL ? 'full' : 'quick'}: ${SIZE.toLocaleString('en')} entries, ${LOAD_S} s load runs) on ${PG ? 'PostgreSQL' : 'SQLite'}`);
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average at start ${load1}; load tool: ${hasWrk ? 'wrk -t1' : 'autocannon'}`);
   await benchJoin();
+  if (INSTANCES > 1) await benchInstances(INSTANCES);
   await benchReads();
   benchCli();
   console.log('');

@@ -19,7 +19,8 @@ export const LIMITS = {
   searchChars: 200,
 } as const;
 
-export const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export { SLUG_RE } from './slug.js';
+import { SLUG_RE } from './slug.js';
 
 /**
  * Depth of a JSON value: a scalar is 0, `{}` or `[]` is 1, `{a:{}}` is 2. Past `cap` it stops

@@ -1,23 +1,10 @@
 // Projects: one waitlist each, owned by one user, addressed by id or by a server-unique slug.
 import type { CreateProjectBody } from '../contract/schemas.js';
-import { SLUG_RE } from '../contract/schemas.js';
+import { SLUG_RE, slugify } from '../contract/slug.js';
 import type { PageArgs, ProjectRow, Store } from '../db/store.js';
 import { randomToken } from './crypto.js';
 import { AppError, notFound } from './errors.js';
 import { newId } from './ids.js';
-
-/** A slug derived from a project name: lower-case ASCII words joined by single hyphens, ≤ 48 chars. */
-export function slugify(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/, '');
-  return base;
-}
 
 function randomSuffix(): string {
   return randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 4) || 'x1y2';

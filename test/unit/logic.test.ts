@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { entryListQuery, joinBody, jsonDepth, pageQuery, SLUG_RE, slugSchema } from '../../src/contract/schemas.js';
 import { parseKey } from '../../src/core/keys.js';
-import { slugify } from '../../src/core/projects.js';
+import { slugify } from '../../src/contract/slug.js';
 import { escapeLike } from '../../src/db/store.js';
 import { zodIssues } from '../../src/server/http.js';
 import { pageArgs, pageOf } from '../../src/server/paging.js';

@@ -1,21 +1,8 @@
 // Projects: list, create (with a live slug preview), rename, delete after confirmation.
 import { useEffect, useState } from 'preact/hooks';
+import { SLUG_RE, slugify } from '../../../src/contract/slug.js';
 import { api, type Project } from '../api.js';
 import { ConfirmDialog, ErrorMsg, fmtDate, go, InlineRename, Notice } from '../ui.js';
-
-const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-
-/** Mirrors the server's slugify (src/core/projects.ts) so the preview matches what it will derive. */
-export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/, '');
-}
 
 export function ProjectsPage() {
   const [items, setItems] = useState<Project[] | null>(null);
