@@ -1,7 +1,7 @@
 // PostgreSQL implementation of the Store (node-postgres + drizzle), for several instances sharing one
 // database. Everything that must hold across instances lives in the database: unique indexes settle
 // duplicate joins, sessions and key revocation are read on every request.
-import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
@@ -310,7 +310,22 @@ class PgStore implements Store {
     )!;
   }
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
-    return this.paged(s.entries, this.entryFilter(projectId, search), desc(s.entries.id), page);
+    const where = this.entryFilter(projectId, search);
+    if (search) return this.paged(s.entries, where, desc(s.entries.id), page);
+    // The unfiltered total comes from the trigger-kept counters (migrations/pg/0002_entry_counts.sql).
+    const counted = await this.db.execute<{ n: string }>(
+      sql`SELECT coalesce(sum(live), 0) AS n FROM entry_counts WHERE project_id = ${projectId}`,
+    );
+    const total = Number(counted.rows[0]?.n ?? 0);
+    if (page.offset >= total) return { rows: [], total };
+    // A deep page walks the (project_id, id) index from whichever end is nearer.
+    const fromEnd = total - page.offset - page.limit;
+    if (fromEnd >= page.offset || fromEnd < 0) {
+      const rows = await this.db.select().from(s.entries).where(where).orderBy(desc(s.entries.id)).limit(page.limit).offset(page.offset);
+      return { rows, total };
+    }
+    const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
+    return { rows: rows.reverse(), total };
   }
   async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
     const base = this.entryFilter(projectId, search);
