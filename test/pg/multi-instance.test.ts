@@ -44,10 +44,12 @@ describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => 
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(39);
     // Distinct joins racing over both instances: the trigger-kept total matches the rows.
-    await Promise.all(Array.from({ length: 30 }, (_, i) => postJoin(i % 2 ? a.url : b.url, slug, key, { email: uniqueEmail('many') })));
+    // (9 more: the 50-per-IP join limit of this suite stays unreached)
+    const more = await Promise.all(Array.from({ length: 9 }, (_, i) => postJoin(i % 2 ? a.url : b.url, slug, key, { email: uniqueEmail('many') })));
+    expect(more.map((r) => r.status)).toEqual(Array(9).fill(201));
     const list = await owner.get(`/api/project/${projectId}/waitlist?limit=100`);
-    expect(list.body.data.total).toBe(31);
-    expect(list.body.data.items).toHaveLength(31);
+    expect(list.body.data.total).toBe(10);
+    expect(list.body.data.items).toHaveLength(10);
   });
 
   it('a session made on A works on B, and logout on A ends it on B', async () => {
