@@ -38,6 +38,10 @@ export function jsonDepth(value: unknown, cap = Infinity): number {
   return max + 1;
 }
 
+const encoder = new TextEncoder();
+/** UTF-8 size of a string (works in Node and in the browser bundle, which shares these schemas' types). */
+const utf8Bytes = (s: string) => encoder.encode(s).length;
+
 const trimmedEmail = z
   .string()
   .trim()
@@ -55,7 +59,7 @@ export const metadataSchema = z
       ctx.addIssue({ code: 'custom', message: `Metadata must nest at most ${LIMITS.metadataDepth} levels` });
       return; // thousands of levels would overflow JSON.stringify below
     }
-    if (Buffer.byteLength(JSON.stringify(value)) > LIMITS.metadataBytes) {
+    if (utf8Bytes(JSON.stringify(value)) > LIMITS.metadataBytes) {
       ctx.addIssue({ code: 'custom', message: `Metadata must be at most ${LIMITS.metadataBytes} bytes serialised` });
     }
   });

@@ -1,23 +1,12 @@
 // The dashboard's only way to the server: the public management API on the same origin, same session
 // cookie. Every error envelope becomes an ApiError whose message is meant for people.
-import type { ApiKey, CreatedApiKey, Entry, Page, Project, Stats, User } from '../../src/contract/types.js';
+import type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User } from '../../src/contract/types.js';
+import { ApiError as BaseApiError } from '../../src/client/index.js';
 
-export type { ApiKey, CreatedApiKey, Entry, Page, Project, Stats, User };
+export type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User };
 
-export interface Issue {
-  path: string;
-  message: string;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly issues: Issue[] = [],
-  ) {
-    super(message);
-  }
+/** The CLI client's error (status, code, message, issues), plus a display form for the dashboard. */
+export class ApiError extends BaseApiError {
   /** The message with each field problem spelled out, for display. */
   get text(): string {
     if (!this.issues.length) return this.message;
