@@ -86,12 +86,12 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Streams every row of `rows` as a downloadable file. */
+/** Streams every row of `chunks` as a downloadable file. */
 export async function streamExport(
   res: ServerResponse,
   slug: string,
   format: ExportFormat,
-  rows: AsyncIterable<EntryRow>,
+  chunks: AsyncIterable<EntryRow[]>,
 ): Promise<void> {
   const f = formatter(format);
   const stamp = new Date().toISOString().slice(0, 10);
@@ -103,10 +103,12 @@ export async function streamExport(
   res.on('close', () => (closed = true));
   let buf = f.head;
   let first = true;
-  for await (const row of rows) {
+  for await (const rows of chunks) {
     if (closed) return;
-    buf += f.row(row, first);
-    first = false;
+    for (const row of rows) {
+      buf += f.row(row, first);
+      first = false;
+    }
     if (buf.length >= 64 * 1024) {
       const ok = res.write(buf);
       buf = '';

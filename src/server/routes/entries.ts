@@ -30,7 +30,7 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, exportQuery);
-    await streamExport(res, p.slug, q.format, entries.iterateEntries(store, p.id, q.search));
+    await streamExport(res, p.slug, q.format, entries.iterateEntryChunks(store, p.id, q.search));
   });
 
   app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
