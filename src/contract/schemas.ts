@@ -1,5 +1,8 @@
 // The contract's request and response shapes, shared by the server (validation) and the client (typing).
 import { z } from 'zod';
+import { type EventSettings, eventSettingsShape } from './settings-events.js';
+import { type LifecycleSettings, lifecycleSettingsShape } from './settings-lifecycle.js';
+import { type SurfaceSettings, surfaceSettingsShape } from './settings-surface.js';
 
 /** Limits written in CONTRACT.md; one place so server, client and docs agree. */
 export const LIMITS = {
@@ -222,6 +225,9 @@ const originSchema = z
 
 export const projectSettingsBody = z
   .strictObject({
+    ...eventSettingsShape,
+    ...lifecycleSettingsShape,
+    ...surfaceSettingsShape,
     allowedOrigins: z
       .array(originSchema, 'allowedOrigins must be an array of origins')
       .max(SETTINGS_LIMITS.origins, `At most ${SETTINGS_LIMITS.origins} origins`)
@@ -246,12 +252,12 @@ export const projectSettingsBody = z
       .optional(),
   })
   .refine((b) => Object.keys(b).length > 0, {
-    message: 'Give allowedOrigins, blockDisposableEmails and/or honeypotField',
+    message: 'Give at least one setting, e.g. allowedOrigins, blockDisposableEmails or honeypotField',
     path: ['allowedOrigins'],
   });
 
-/** GET/PUT /api/project/:projectId/settings `data`. */
-export interface ProjectSettings {
+/** GET/PUT /api/project/:projectId/settings `data`: the join settings below plus each feature's own. */
+export interface ProjectSettings extends EventSettings, LifecycleSettings, SurfaceSettings {
   /** Origins allowed to call the join route from a browser; empty = any origin. */
   allowedOrigins: string[];
   blockDisposableEmails: boolean;

@@ -12,7 +12,11 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'internal';
+  | 'invite_used'
+  | 'invite_expired'
+  | 'smtp_not_configured'
+  | 'internal'
+  | 'service_unavailable';
 
 /** HTTP status of each error code, as the contract fixes it. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -27,7 +31,11 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  invite_used: 409,
+  invite_expired: 409,
+  smtp_not_configured: 409,
   internal: 500,
+  service_unavailable: 503,
 };
 
 export interface Issue {

@@ -21,3 +21,7 @@ export const notFound = (what: string) => new AppError('not_found', `${what} not
 /** A validation error for one field. */
 export const invalidField = (path: string, message: string) =>
   new AppError('validation_failed', 'Validation failed', [{ path, message }]);
+
+/** 503 service_unavailable with Retry-After: the server cannot do this right now (database busy or down). */
+export const unavailable = (message: string, retryAfterSeconds = 1) =>
+  new AppError('service_unavailable', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });

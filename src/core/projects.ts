@@ -33,6 +33,7 @@ export async function createProject(store: Store, userId: string, body: CreatePr
     allowedOrigins: null,
     blockDisposable: false,
     honeypotField: null,
+    settings: '{}',
   };
   if (body.slug) {
     row.slug = body.slug;

@@ -3,13 +3,42 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { joinBody, type ProjectSettings, type ProjectSettingsBody } from '../contract/schemas.js';
+import { type EventSettings, eventSettingsDefaults, eventSettingsShape } from '../contract/settings-events.js';
+import { type LifecycleSettings, lifecycleSettingsDefaults, lifecycleSettingsShape } from '../contract/settings-lifecycle.js';
+import { type SurfaceSettings, surfaceSettingsDefaults, surfaceSettingsShape } from '../contract/settings-surface.js';
 import type { ProjectRow, ProjectSettingsPatch, Store } from '../db/store.js';
 import { invalidField, notFound } from './errors.js';
 import { getProject } from './projects.js';
 
+/** The settings of the feature layers (events, lifecycle, sign-up surface), kept in one JSON column. */
+export type FeatureSettings = EventSettings & LifecycleSettings & SurfaceSettings;
+const FEATURE_DEFAULTS: FeatureSettings = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults };
+const FEATURE_KEYS: readonly string[] = [
+  ...Object.keys(eventSettingsShape),
+  ...Object.keys(lifecycleSettingsShape),
+  ...Object.keys(surfaceSettingsShape),
+];
+
+// Parsed settings per JSON text: the join path reads them per request, the text changes rarely.
+const parsedSettings = new Map<string, FeatureSettings>();
+/** A project's feature settings with their defaults filled in (stored keys no longer known are dropped). */
+export function featureSettings(p: Pick<ProjectRow, 'settings'>): FeatureSettings {
+  let s = parsedSettings.get(p.settings);
+  if (!s) {
+    const stored = JSON.parse(p.settings || '{}') as Record<string, unknown>;
+    const known: Record<string, unknown> = {};
+    for (const k of FEATURE_KEYS) if (Object.hasOwn(stored, k)) known[k] = stored[k];
+    s = { ...FEATURE_DEFAULTS, ...known } as FeatureSettings;
+    if (parsedSettings.size > 1000) parsedSettings.clear();
+    parsedSettings.set(p.settings, s);
+  }
+  return s;
+}
+
 /** The API shape of a project's settings. */
 export function toSettings(p: ProjectRow): ProjectSettings {
   return {
+    ...featureSettings(p),
     allowedOrigins: p.allowedOrigins ? (JSON.parse(p.allowedOrigins) as string[]) : [],
     blockDisposableEmails: p.blockDisposable,
     honeypotField: p.honeypotField,
@@ -25,6 +54,12 @@ export async function updateSettings(store: Store, userId: string, idOrSlug: str
   }
   if (body.blockDisposableEmails !== undefined) patch.blockDisposable = body.blockDisposableEmails;
   if (body.honeypotField !== undefined) patch.honeypotField = body.honeypotField;
+  const given = FEATURE_KEYS.filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+  if (given.length) {
+    const merged: Record<string, unknown> = JSON.parse(p.settings || '{}');
+    for (const k of given) merged[k] = (body as Record<string, unknown>)[k];
+    patch.settings = JSON.stringify(merged);
+  }
   const updated = await store.updateProjectSettings(p.id, patch);
   if (!updated) throw notFound('Project');
   return updated;

@@ -32,9 +32,11 @@ export interface ProjectRow {
   allowedOrigins: string | null;
   blockDisposable: boolean;
   honeypotField: string | null;
+  /** The feature layers' settings (src/contract/settings-*.ts): a JSON object, `{}` when none was set. */
+  settings: string;
 }
 
-export type ProjectSettingsPatch = Partial<Pick<ProjectRow, 'allowedOrigins' | 'blockDisposable' | 'honeypotField'>>;
+export type ProjectSettingsPatch = Partial<Pick<ProjectRow, 'allowedOrigins' | 'blockDisposable' | 'honeypotField' | 'settings'>>;
 
 export interface KeyRow {
   id: string;

@@ -43,6 +43,8 @@ export const projects = sqliteTable(
     allowedOrigins: text('allowed_origins'),
     blockDisposable: integer('block_disposable', { mode: 'boolean' }).notNull().default(false),
     honeypotField: text('honeypot_field'),
+    // The feature layers' settings (src/contract/settings-*.ts) as one JSON object.
+    settings: text('settings').notNull().default('{}'),
   },
   (t) => [index('projects_user_idx').on(t.userId, t.id)],
 );

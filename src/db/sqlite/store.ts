@@ -70,7 +70,7 @@ class SqliteStore implements Store {
     this.projectBySlugStmt = sqlite.prepare(
       `SELECT id, user_id AS userId, name, slug, created_at AS createdAt, updated_at AS updatedAt,
          deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
-         honeypot_field AS honeypotField FROM projects WHERE slug = ? AND deleted_at IS NULL`,
+         honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
