@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ZodError, type z } from 'zod';
 import type { Issue } from '../contract/types.js';
 import { LIMITS } from '../contract/schemas.js';
-import { AppError } from '../core/errors.js';
+import { AppError, unavailable } from '../core/errors.js';
+import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
 import { describeError } from './log.js';
 
@@ -144,6 +145,10 @@ export function onError(err: unknown, req: Req, res: ServerResponse): void {
   }
   if (err instanceof AppError) return sendError(res, err);
   if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
+  if (err instanceof DatabaseUnavailableError) {
+    console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: database unavailable: ${err.message}`);
+    return sendError(res, unavailable('The database is unavailable; try again shortly', err.retryAfterSeconds));
+  }
   console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error: ${describeError(err)}`);
   sendError(res, new AppError('internal', 'Internal server error'));
 }
