@@ -22,6 +22,7 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { Batcher } from '../batcher.js';
 import * as s from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
@@ -31,11 +32,9 @@ const FIRST_USER_LOCK = 727_274_002;
 const DAY_MS = 86_400_000;
 const MAX_BATCH = 500;
 
-interface Pending {
+interface PendingJoin {
   row: EntryRow;
   keyId: string;
-  resolve: (r: InsertEntryResult) => void;
-  reject: (e: unknown) => void;
 }
 
 /** Connects, applies pending migrations under an advisory lock, returns the Store. */
@@ -60,8 +59,7 @@ const first = <T>(rows: T[]): T | undefined => rows[0];
 
 class PgStore implements Store {
   readonly dialect = 'pg' as const;
-  private queue: Pending[] = [];
-  private flushing = false;
+  private readonly joins = new Batcher<PendingJoin, InsertEntryResult>((batch) => this.insertBatch(batch), MAX_BATCH);
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -255,49 +253,34 @@ class PgStore implements Store {
   }
 
   // ---- entries ----
-  // Joins queued while a batch is in flight go out together as one multi-row INSERT … ON CONFLICT
-  // DO NOTHING RETURNING id: one round trip and one commit for many requests; each promise settles
-  // after that statement committed. A row missing from RETURNING hit the live-email unique index.
+  // Joins queued while a batch is in flight go out together (src/db/batcher.ts) as one multi-row
+  // INSERT … ON CONFLICT DO NOTHING RETURNING id: one round trip and one commit for many requests; each
+  // promise settles after that statement committed. A row missing from RETURNING hit the live-email
+  // unique index.
   insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+    return this.joins.add({ row, keyId });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.insertBatch(batch);
-      } catch {
-        // One bad row must not fail its neighbours: retry each alone.
-        for (const p of batch) await this.insertBatch([p]).catch(p.reject);
-      }
-    }
-    this.flushing = false;
-  }
-
-  private async insertBatch(batch: Pending[]) {
+  private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     const inserted = await this.db
       .insert(s.entries)
       .values(batch.map((p) => p.row))
       .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
       .returning({ id: s.entries.id });
     const ids = new Set(inserted.map((r) => r.id));
-    for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
     const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
-    if (used.length) {
-      // Bookkeeping only: a failure here must not turn committed joins into errors.
-      await this.db
-        .update(s.apiKeys)
-        .set({ lastUsedAt: Date.now() })
-        .where(sql`${s.apiKeys.id} = ANY(${sql.param(used)})`)
-        .catch((err: Error) => console.error('could not update last_used_at:', err.message));
-    }
+    // Before the callers hear back, so a key's lastUsedAt is set once its join answered 201.
+    if (used.length) await this.touchKeys(used);
+    return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
+  }
+
+  /** Bookkeeping only: the joins are committed, so a failure here is logged, never a join error. */
+  private async touchKeys(keyIds: string[]): Promise<void> {
+    await this.db
+      .update(s.apiKeys)
+      .set({ lastUsedAt: Date.now() })
+      .where(sql`${s.apiKeys.id} = ANY(${sql.param(keyIds)})`)
+      .catch((err: Error) => console.error('could not update last_used_at:', err.message));
   }
 
   private entryFilter(projectId: string, search?: string): SQL {
@@ -414,7 +397,7 @@ class PgStore implements Store {
 
   async close() {
     clearInterval(this.sweeper);
-    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+    await this.joins.drain();
     await this.pool.end();
   }
 }

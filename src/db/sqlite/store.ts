@@ -1,6 +1,6 @@
-// SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed: every
-// insert queued during one event-loop turn is written in one transaction, and each caller's promise
-// settles only after that transaction has committed. (A worker-thread writer was tried: on 2 shared
+// SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed through
+// the shared Batcher (src/db/batcher.ts): every insert queued during one event-loop turn is written in
+// one transaction, and each caller's promise settles only after that transaction has committed. (A worker-thread writer was tried: on 2 shared
 // cores it was 15-25% slower, as the fsync bounds a commit either way.) List, search and export reads
 // are in entry-reads.ts.
 import Database from 'better-sqlite3';
@@ -23,6 +23,7 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { Batcher } from '../batcher.js';
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
@@ -30,11 +31,9 @@ import * as s from './schema.js';
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
 
-interface Pending {
+interface PendingJoin {
   row: EntryRow;
   keyId: string;
-  resolve: (r: InsertEntryResult) => void;
-  reject: (e: unknown) => void;
 }
 
 /** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
@@ -48,7 +47,7 @@ export function openSqliteStore(file: string): Store {
 
 class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
-  private queue: Pending[] = [];
+  private readonly joins: Batcher<PendingJoin, InsertEntryResult>;
   private readonly insertEntryStmt;
   private readonly touchKeyStmt;
   private readonly keyAuthStmt;
@@ -72,7 +71,7 @@ class SqliteStore implements Store {
          deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
          honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
-    this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
+    this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId }) => {
         used.set(keyId, row.createdAt);
@@ -81,6 +80,7 @@ class SqliteStore implements Store {
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
     });
+    this.joins = new Batcher((batch) => this.insertBatch.immediate(batch));
   }
 
   // ---- users ----
@@ -235,28 +235,7 @@ class SqliteStore implements Store {
 
   // ---- entries ----
   insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush() {
-    const batch = this.queue;
-    this.queue = [];
-    try {
-      const results = this.insertBatch.immediate(batch);
-      batch.forEach((p, i) => p.resolve(results[i]!));
-    } catch {
-      // One bad row must not fail its neighbours: retry each on its own transaction.
-      for (const p of batch) {
-        try {
-          p.resolve(this.insertBatch.immediate([p])[0]!);
-        } catch (err) {
-          p.reject(err);
-        }
-      }
-    }
+    return this.joins.add({ row, keyId });
   }
 
   private entryFilter(projectId: string): SQL {
@@ -344,7 +323,7 @@ class SqliteStore implements Store {
   }
 
   async close() {
-    if (this.queue.length) this.flush();
+    await this.joins.drain();
     this.sqlite.close();
   }
 }
