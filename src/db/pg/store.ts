@@ -295,11 +295,7 @@ class PgStore implements Store {
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
     const where = this.entryFilter(projectId, search);
     if (search) return this.paged(s.entries, where, desc(s.entries.id), page);
-    // The unfiltered total comes from the trigger-kept counters (migrations/pg/0002_entry_counts.sql).
-    const counted = await this.db.execute<{ n: string }>(
-      sql`SELECT coalesce(sum(live), 0) AS n FROM entry_counts WHERE project_id = ${projectId}`,
-    );
-    const total = Number(counted.rows[0]?.n ?? 0);
+    const total = await this.liveCount(projectId);
     if (page.offset >= total) return { rows: [], total };
     // A deep page walks the (project_id, id) index from whichever end is nearer.
     const fromEnd = total - page.offset - page.limit;
@@ -309,6 +305,14 @@ class PgStore implements Store {
     }
     const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
     return { rows: rows.reverse(), total };
+  }
+  /** Live entries of a project, from the trigger-kept counters (migrations/pg/0002_entry_counts.sql). */
+  private async liveCount(projectId: string): Promise<number> {
+    const r = await this.db
+      .select({ n: sql<string>`coalesce(sum(${s.entryCounts.live}), 0)` })
+      .from(s.entryCounts)
+      .where(eq(s.entryCounts.projectId, projectId));
+    return Number(first(r)?.n ?? 0);
   }
   async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
     const base = this.entryFilter(projectId, search);
@@ -351,8 +355,8 @@ class PgStore implements Store {
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);
     const day = sql<number>`(${s.entries.createdAt} / ${sql.raw(String(DAY_MS))})`;
-    const [totalRows, perDay, topSources, topCountries] = await Promise.all([
-      this.db.select({ n: count() }).from(s.entries).where(live),
+    const [total, perDay, topSources, topCountries] = await Promise.all([
+      this.liveCount(projectId),
       this.db
         .select({ day, count: count() })
         .from(s.entries)
@@ -374,7 +378,7 @@ class PgStore implements Store {
         .limit(10),
     ]);
     return {
-      total: first(totalRows)?.n ?? 0,
+      total,
       perDay: perDay.map((r) => ({ day: Number(r.day), count: r.count })),
       topSources,
       topCountries,
