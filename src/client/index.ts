@@ -1,6 +1,7 @@
 // Typed client for the management API: base URL, session cookie, and envelope → data or ApiError.
-// Uses the global fetch only; request bodies are the contract schemas' types (commands validate with the schemas
-// first), responses the contract's shapes.
+// Uses the global fetch only, so the CLI (Node) and the dashboard (browser, same origin: the browser
+// keeps the cookie) share it. Request bodies are the contract schemas' types (commands validate with the
+// schemas first), responses the contract's shapes.
 import type {
   ApiKey,
   CreatedApiKey,
@@ -21,8 +22,7 @@ import type {
   SignupBody,
   UpdateEntryBody,
 } from '../contract/schemas.js';
-
-export const SESSION_COOKIE = 'waitlist_session';
+import { SESSION_COOKIE } from '../contract/wire.js';
 
 /** An error answered by the server (its envelope), or a transport failure (status 0, code `network`). */
 export class ApiError extends Error {
@@ -39,9 +39,14 @@ export class ApiError extends Error {
 
 export interface ClientOptions {
   server: string;
+  /** The session token, sent as the cookie (Node). */
   session?: string | undefined;
-  /** Sent as User-Agent. */
+  /** In a browser: the browser keeps and sends the session cookie (JS cannot read it); no User-Agent is set. */
+  browser?: boolean;
+  /** Sent as User-Agent outside a browser (default `waitlist-cli`). */
   userAgent?: string;
+  /** Called before an ApiError with status 401 is thrown, except for the /api/auth/ routes (e.g. show the login page). */
+  onUnauthorized?: () => void;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -57,12 +62,16 @@ const enc = encodeURIComponent;
 export class WaitlistClient {
   readonly server: string;
   session: string | undefined;
-  private readonly userAgent: string;
+  private readonly userAgent: string | null;
+  private readonly browser: boolean;
+  private readonly onUnauthorized: (() => void) | undefined;
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '');
     this.session = opts.session;
-    this.userAgent = opts.userAgent ?? 'waitlist-cli';
+    this.browser = opts.browser ?? false;
+    this.userAgent = this.browser ? null : (opts.userAgent ?? 'waitlist-cli');
+    this.onUnauthorized = opts.onUnauthorized;
   }
 
   /** The absolute URL of an API path with its query (undefined values left out). */
@@ -74,7 +83,8 @@ export class WaitlistClient {
 
   /** Sends a request; resolves with the raw Response when it is 2xx, throws ApiError otherwise. */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
     if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
@@ -90,6 +100,7 @@ export class WaitlistClient {
       throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`);
     }
     if (res.ok) return res;
+    if (res.status === 401 && !path.startsWith('/api/auth/')) this.onUnauthorized?.();
     throw await errorOf(res);
   }
 
@@ -117,8 +128,9 @@ export class WaitlistClient {
 
   private async authenticate(path: string, body: unknown): Promise<User> {
     const res = await this.raw('POST', path, { body });
-    const token = sessionFromSetCookie(res.headers.getSetCookie());
     const env = (await res.json()) as { data: User };
+    if (this.browser) return env.data; // the browser stored the cookie
+    const token = sessionFromSetCookie(res.headers.getSetCookie());
     if (!token) throw new ApiError(res.status, 'bad_response', 'the server set no session cookie');
     this.session = token;
     return env.data;
@@ -145,13 +157,16 @@ export class WaitlistClient {
     this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
-  listEntries = (p: string, q: { page?: number; limit?: number; search?: string } = {}) =>
+  listEntries = (p: string, q: { page?: number; limit?: number; search?: string | undefined } = {}) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
     this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
   deleteEntry = (p: string, e: string) =>
     this.request<Entry & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+  /** The export's URL (a download link in the dashboard). */
+  exportUrl = (p: string, q: { format: ExportFormat; search?: string | undefined }) =>
+    this.url(`/api/project/${enc(p)}/waitlist/export`, q);
   /** The export as a streaming Response (read `body`; never buffered here). */
   exportEntries = (p: string, q: { format: ExportFormat; search?: string }) =>
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });

@@ -107,9 +107,12 @@ export interface Entry {
   updatedAt: string;
 }
 
+/** POST /v1/waitlist/:slug/join `data`, built once by core/serialize.ts `toJoinResult`. */
 export interface JoinResult {
   entryId: string;
   email: string;
+  name: string | null;
+  source: string;
   createdAt: string;
 }
 

@@ -8,6 +8,7 @@ import type { Polka } from 'polka';
 import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
+import { toJoinResult } from '../../core/serialize.js';
 import { newId } from '../../core/ids.js';
 import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
@@ -73,13 +74,8 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     const body = await readJson(req, joinSchemaFor(project));
     if (honeypotFilled(project, body)) {
       // A bot: answer like a success, store nothing.
-      send(res, 201, 'You are on the waitlist', {
-        entryId: newId('ent'),
-        email: body.email,
-        name: body.name ? body.name : null,
-        source: body.source ?? DEFAULT_SOURCE,
-        createdAt: new Date().toISOString(),
-      });
+      const fake = { id: newId('ent'), email: body.email, name: body.name ? body.name : null, source: body.source ?? DEFAULT_SOURCE, createdAt: Date.now() };
+      send(res, 201, 'You are on the waitlist', toJoinResult(fake));
       return;
     }
     checkDisposable(project, body.email);
@@ -95,12 +91,6 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
       },
       body,
     );
-    send(res, 201, 'You are on the waitlist', {
-      entryId: entry.id,
-      email: entry.email,
-      name: entry.name,
-      source: entry.source,
-      createdAt: new Date(entry.createdAt).toISOString(),
-    });
+    send(res, 201, 'You are on the waitlist', toJoinResult(entry));
   });
 }
