@@ -2,6 +2,7 @@
 import polka, { type Polka } from 'polka';
 import type { Deps, Req } from './context.js';
 import { onError, onNoMatch, send } from './http.js';
+import { openapiRoutes } from './openapi/index.js';
 import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
 import { authRoutes } from './routes/auth.js';
@@ -18,6 +19,7 @@ export function createApp(deps: Deps): Polka<Req> {
   if (deps.options.logRequests) app.use(accessLog);
   app.use(apiGuard(deps));
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
+  openapiRoutes(app, deps);
   joinRoutes(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.

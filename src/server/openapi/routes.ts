@@ -1,0 +1,361 @@
+// Every HTTP route of the server, for the OpenAPI document (GET /openapi.json) and its page (GET /docs).
+//
+// ADDING A ROUTE: when you add `app.<method>(path, …)` anywhere, add one entry to ROUTES below (or, for a
+// page that is not API, to NOT_IN_DOCUMENT). That is the only step: the document, the /docs page and the
+// tests pick it up. test/server/openapi.test.ts fails while a route of the app is missing here (or an
+// entry here names a route the app lacks), and validates the document with a real OpenAPI validator.
+//
+//   {
+//     method: 'post', path: '/api/project/:projectId/apikey',   // exactly as given to Polka
+//     tag: 'API keys', summary: 'Create an API key', auth: 'session',
+//     body: createKeyBody,                                        // the zod schema the route reads
+//     ok: { status: 201, data: createdApiKeySchema },             // `data` of the success envelope
+//     errors: ['validation_failed', 'not_found'],                 // besides those `auth` implies
+//   }
+//
+// Request bodies and query parameters are the zod schemas the routes validate with (src/contract/schemas.ts);
+// responses are src/contract/responses.ts. Give a new schema `.meta({ id: 'Name' })` to make it a named
+// component. Query parameters whose schema transforms (page, limit, …) are described in QUERY_PARAMS in
+// document.ts.
+import { z } from 'zod';
+import {
+  createKeyBody,
+  createProjectBody,
+  entryListQuery,
+  exportQuery,
+  joinBody,
+  loginBody,
+  pageQuery,
+  projectSettingsBody,
+  signupBody,
+  updateEntryBody,
+  updateKeyBody,
+  updateProjectBody,
+} from '../../contract/schemas.js';
+import {
+  apiKeySchema,
+  createdApiKeySchema,
+  deleted,
+  entrySchema,
+  joinResultSchema,
+  pageSchema,
+  projectSchema,
+  projectSettingsSchema,
+  statsSchema,
+  userSchema,
+} from '../../contract/responses.js';
+import type { ErrorCode } from '../../contract/types.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete' | 'options' | 'head' | 'patch';
+
+export interface ApiRoute {
+  method: Method;
+  /** The Polka path (`:param` segments). */
+  path: string;
+  /** Groups routes on the page and in generated clients. */
+  tag: string;
+  summary: string;
+  description?: string;
+  /** `session`: the session cookie (401 without); `apiKey`: a project's key as a Bearer token; `none`. */
+  auth: 'session' | 'apiKey' | 'none';
+  /** The JSON request body schema. */
+  body?: z.ZodType;
+  /** The query schema (an object whose keys are the parameters). */
+  query?: z.ZodObject;
+  ok: {
+    status: number;
+    /** `data` of the success envelope; omitted: `null`. */
+    data?: z.ZodType;
+    /** A response that is not the envelope: media type → schema (e.g. an export stream). */
+    content?: Record<string, z.ZodType | Record<string, unknown>>;
+    /** No body at all (e.g. 204). */
+    empty?: boolean;
+    description?: string;
+  };
+  /**
+   * Error codes this route answers beyond the implied ones (document.ts adds: `auth` → unauthorized, a body →
+   * invalid_json/validation_failed/payload_too_large/unsupported_media_type, /api → forbidden, and internal).
+   */
+  errors?: ErrorCode[];
+}
+
+const PROJECT = ['not_found'] as ErrorCode[];
+
+/** Routes of the app that are pages for people, not API: left out of the document on purpose. */
+export const NOT_IN_DOCUMENT: { method: Method; path: string; why: string }[] = [
+  { method: 'get', path: '/', why: 'the dashboard (HTML)' },
+  { method: 'head', path: '/', why: 'the dashboard (HTML)' },
+  { method: 'get', path: '/docs', why: 'this document rendered as HTML' },
+];
+
+export const ROUTES: ApiRoute[] = [
+  // ---- service ----
+  {
+    method: 'get',
+    path: '/healthz',
+    tag: 'Service',
+    summary: 'Health check',
+    auth: 'none',
+    ok: { status: 200, data: z.object({ status: z.literal('ok') }) },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'Service',
+    summary: 'This OpenAPI 3.1 document',
+    auth: 'none',
+    ok: { status: 200, content: { 'application/json': { type: 'object', description: 'An OpenAPI 3.1 document' } } },
+    errors: ['rate_limited'],
+  },
+
+  // ---- join (public, API key) ----
+  {
+    method: 'options',
+    path: '/v1/waitlist/:slug/join',
+    tag: 'Join',
+    summary: 'CORS preflight for the join route',
+    auth: 'none',
+    ok: { status: 204, empty: true, description: 'Preflight answered (Access-Control-* headers)' },
+  },
+  {
+    method: 'post',
+    path: '/v1/waitlist/:slug/join',
+    tag: 'Join',
+    summary: 'Join a waitlist',
+    description:
+      'Called from subscribers’ browsers with the project’s publishable key. Order of checks: key → slug → the ' +
+      'key’s project → allowed origins → rate limit → body → duplicate email. A 201 is sent only after the entry ' +
+      'is durably committed.',
+    auth: 'apiKey',
+    body: joinBody,
+    ok: { status: 201, data: joinResultSchema },
+    errors: ['not_found', 'forbidden', 'email_taken', 'rate_limited'],
+  },
+
+  // ---- auth ----
+  {
+    method: 'post',
+    path: '/api/auth/signup',
+    tag: 'Auth',
+    summary: 'Create an account (sets the session cookie)',
+    description: 'Open while the server has no user, or with --open-signup.',
+    auth: 'none',
+    body: signupBody,
+    ok: { status: 201, data: userSchema },
+    errors: ['signup_closed', 'email_taken', 'rate_limited'],
+  },
+  {
+    method: 'post',
+    path: '/api/auth/login',
+    tag: 'Auth',
+    summary: 'Log in (sets the session cookie)',
+    auth: 'none',
+    body: loginBody,
+    ok: { status: 200, data: userSchema },
+    errors: ['unauthorized', 'rate_limited'],
+  },
+  {
+    method: 'post',
+    path: '/api/auth/logout',
+    tag: 'Auth',
+    summary: 'Log out: revoke this session and clear the cookie',
+    auth: 'session',
+    ok: { status: 200 },
+  },
+  {
+    method: 'post',
+    path: '/api/auth/logout-all',
+    tag: 'Auth',
+    summary: 'Log out of every session of this user',
+    auth: 'session',
+    ok: { status: 200 },
+  },
+  { method: 'get', path: '/api/auth/me', tag: 'Auth', summary: 'The signed-in user', auth: 'session', ok: { status: 200, data: userSchema } },
+
+  // ---- projects ----
+  {
+    method: 'get',
+    path: '/api/project',
+    tag: 'Projects',
+    summary: 'List your projects (newest first)',
+    auth: 'session',
+    query: pageQuery,
+    ok: { status: 200, data: pageSchema(projectSchema) },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'post',
+    path: '/api/project',
+    tag: 'Projects',
+    summary: 'Create a project',
+    description: 'The slug is derived from the name when omitted; slugs are unique on the server, soft-deleted projects included.',
+    auth: 'session',
+    body: createProjectBody,
+    ok: { status: 201, data: projectSchema },
+    errors: ['slug_taken'],
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId',
+    tag: 'Projects',
+    summary: 'Get a project (by id or slug)',
+    auth: 'session',
+    ok: { status: 200, data: projectSchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'put',
+    path: '/api/project/:projectId',
+    tag: 'Projects',
+    summary: 'Rename a project (the slug is immutable)',
+    auth: 'session',
+    body: updateProjectBody,
+    ok: { status: 200, data: projectSchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'delete',
+    path: '/api/project/:projectId',
+    tag: 'Projects',
+    summary: 'Soft-delete a project (its keys stop working; `waitlist admin project restore` brings it back)',
+    auth: 'session',
+    ok: { status: 200, data: deleted(projectSchema) },
+    errors: PROJECT,
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId/settings',
+    tag: 'Projects',
+    summary: 'Get the project’s settings (each with its default)',
+    auth: 'session',
+    ok: { status: 200, data: projectSettingsSchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'put',
+    path: '/api/project/:projectId/settings',
+    tag: 'Projects',
+    summary: 'Change the project’s settings (only the fields given)',
+    auth: 'session',
+    body: projectSettingsBody,
+    ok: { status: 200, data: projectSettingsSchema },
+    errors: PROJECT,
+  },
+
+  // ---- api keys ----
+  {
+    method: 'get',
+    path: '/api/project/:projectId/apikey',
+    tag: 'API keys',
+    summary: 'List the project’s live keys',
+    auth: 'session',
+    query: pageQuery,
+    ok: { status: 200, data: pageSchema(apiKeySchema) },
+    errors: ['validation_failed', ...PROJECT],
+  },
+  {
+    method: 'post',
+    path: '/api/project/:projectId/apikey',
+    tag: 'API keys',
+    summary: 'Create a key (the full key is in this response only)',
+    auth: 'session',
+    body: createKeyBody,
+    ok: { status: 201, data: createdApiKeySchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId/apikey/:keyId',
+    tag: 'API keys',
+    summary: 'Get a key',
+    auth: 'session',
+    ok: { status: 200, data: apiKeySchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'put',
+    path: '/api/project/:projectId/apikey/:keyId',
+    tag: 'API keys',
+    summary: 'Rename a key',
+    auth: 'session',
+    body: updateKeyBody,
+    ok: { status: 200, data: apiKeySchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'delete',
+    path: '/api/project/:projectId/apikey/:keyId',
+    tag: 'API keys',
+    summary: 'Revoke a key (the very next join with it answers 401)',
+    auth: 'session',
+    ok: { status: 200, data: deleted(apiKeySchema) },
+    errors: PROJECT,
+  },
+
+  // ---- entries and stats ----
+  {
+    method: 'get',
+    path: '/api/project/:projectId/waitlist',
+    tag: 'Entries',
+    summary: 'List entries (newest first); `search` matches a case-insensitive substring of email or name',
+    auth: 'session',
+    query: entryListQuery,
+    ok: { status: 200, data: pageSchema(entrySchema) },
+    errors: ['validation_failed', ...PROJECT],
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId/waitlist/export',
+    tag: 'Entries',
+    summary: 'Export every live entry as a stream (JSON array, NDJSON or CSV)',
+    auth: 'session',
+    query: exportQuery,
+    ok: {
+      status: 200,
+      description: 'The entries, streamed; memory stays flat however large the list',
+      content: {
+        'application/json': { type: 'array', items: { $ref: '#/components/schemas/Entry' } },
+        'application/x-ndjson': { type: 'string', description: 'One Entry JSON object per line' },
+        'text/csv': { type: 'string', description: 'A header row, then one row per entry' },
+      },
+    },
+    errors: ['validation_failed', ...PROJECT],
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId/waitlist/:entryId',
+    tag: 'Entries',
+    summary: 'Get an entry',
+    auth: 'session',
+    ok: { status: 200, data: entrySchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'put',
+    path: '/api/project/:projectId/waitlist/:entryId',
+    tag: 'Entries',
+    summary: 'Change an entry’s name and/or metadata',
+    auth: 'session',
+    body: updateEntryBody,
+    ok: { status: 200, data: entrySchema },
+    errors: PROJECT,
+  },
+  {
+    method: 'delete',
+    path: '/api/project/:projectId/waitlist/:entryId',
+    tag: 'Entries',
+    summary: 'Soft-delete an entry (the same email may join again)',
+    auth: 'session',
+    ok: { status: 200, data: deleted(entrySchema) },
+    errors: PROJECT,
+  },
+  {
+    method: 'get',
+    path: '/api/project/:projectId/stats',
+    tag: 'Entries',
+    summary: 'Sign-up statistics (live entries only)',
+    auth: 'session',
+    ok: { status: 200, data: statsSchema },
+    errors: PROJECT,
+  },
+];
