@@ -12,6 +12,8 @@ import { DIALECT } from './server.js';
 export interface InProcessServer {
   url: string;
   app: RunningServer['app'];
+  /** The SQLite file (also set on PostgreSQL runs, where it is never created). */
+  dbFile: string;
   /** Env that points `waitlist admin …` at this server's database. */
   dbEnv: Record<string, string>;
   stop(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startApp(config: Partial<ServeConfig> = {}): Promise<InPro
   return {
     url: running.url,
     app: running.app,
+    dbFile: file,
     dbEnv: databaseUrl ? { DATABASE_URL: databaseUrl } : { WAITLIST_DB: file, DATABASE_URL: '' },
     async stop() {
       await running.close();
