@@ -5,6 +5,7 @@
 import type {
   ApiKey,
   CreatedApiKey,
+  Deleted,
   Entry,
   ErrorEnvelope,
   Issue,
@@ -14,13 +15,18 @@ import type {
   User,
 } from '../contract/types.js';
 import type {
+  CreateKeyBody,
   CreateProjectBody,
-  ExportFormat,
+  EntryListParams,
+  ExportParams,
   LoginBody,
+  PageParams,
   ProjectSettings,
   ProjectSettingsBody,
   SignupBody,
   UpdateEntryBody,
+  UpdateKeyBody,
+  UpdateProjectBody,
 } from '../contract/schemas.js';
 import { SESSION_COOKIE } from '../contract/wire.js';
 
@@ -137,38 +143,38 @@ export class WaitlistClient {
   }
 
   // ---- projects ----
-  listProjects = (q: { page?: number; limit?: number } = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
+  listProjects = (q: PageParams = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
   getProject = (p: string) => this.request<Project>('GET', `/api/project/${enc(p)}`);
   createProject = (body: CreateProjectBody) => this.request<Project>('POST', '/api/project', { body });
-  updateProject = (p: string, body: { name: string }) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
-  deleteProject = (p: string) => this.request<Project & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}`);
+  updateProject = (p: string, body: UpdateProjectBody) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
+  deleteProject = (p: string) => this.request<Deleted<Project>>('DELETE', `/api/project/${enc(p)}`);
   getSettings = (p: string) => this.request<ProjectSettings>('GET', `/api/project/${enc(p)}/settings`);
   updateSettings = (p: string, body: ProjectSettingsBody) =>
     this.request<ProjectSettings>('PUT', `/api/project/${enc(p)}/settings`, { body });
 
   // ---- keys ----
-  listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>
+  listKeys = (p: string, q: PageParams = {}) =>
     this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
   getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
-  createKey = (p: string, body: { name: string }) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
-  updateKey = (p: string, k: string, body: { name: string }) =>
+  createKey = (p: string, body: CreateKeyBody) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
+  updateKey = (p: string, k: string, body: UpdateKeyBody) =>
     this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
   deleteKey = (p: string, k: string) =>
-    this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
+    this.request<Deleted<ApiKey>>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
-  listEntries = (p: string, q: { page?: number; limit?: number; search?: string | undefined } = {}) =>
+  listEntries = (p: string, q: EntryListParams = {}) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
     this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
   deleteEntry = (p: string, e: string) =>
-    this.request<Entry & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+    this.request<Deleted<Entry>>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   /** The export's URL (a download link in the dashboard). */
-  exportUrl = (p: string, q: { format: ExportFormat; search?: string | undefined }) =>
+  exportUrl = (p: string, q: ExportParams) =>
     this.url(`/api/project/${enc(p)}/waitlist/export`, q);
   /** The export as a streaming Response (read `body`; never buffered here). */
-  exportEntries = (p: string, q: { format: ExportFormat; search?: string }) =>
+  exportEntries = (p: string, q: ExportParams) =>
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
 }

@@ -94,6 +94,9 @@ export interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
+/** What DELETE answers: the soft-deleted (or revoked) resource with the time it happened. */
+export type Deleted<T> = T & { deletedAt: string };
+
 export interface Entry {
   entryId: string;
   email: string;

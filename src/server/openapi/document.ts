@@ -81,7 +81,10 @@ function errorCodes(r: ApiRoute): ErrorCode[] {
   if (r.auth !== 'none') codes.add('unauthorized');
   if (r.body) for (const c of ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(c);
   if (r.path.startsWith('/api/')) codes.add('forbidden'); // a cross-origin Origin header
-  if (r.path !== '/healthz' && r.method !== 'options') codes.add('internal');
+  if (r.tag !== 'Service' && r.method !== 'options') {
+    codes.add('internal');
+    codes.add('service_unavailable'); // the database is busy or down (Retry-After)
+  }
   return [...codes];
 }
 

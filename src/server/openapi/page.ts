@@ -1,6 +1,6 @@
 // GET /docs: the OpenAPI document as one self-contained HTML page, rendered here on the server (no
 // script, no CDN, no viewer package: nothing from elsewhere, works offline and with JavaScript off).
-import { html, type Raw } from '../pages/html.js';
+import { escapeHtml, html, raw, type Raw } from '../pages/html.js';
 
 type Json = Record<string, any>;
 
@@ -16,22 +16,24 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{text-align:left;
 h3{font-size:1rem;margin:1rem 0 .25rem}`;
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);
+/** The document's Markdown, as far as it uses any: `code` spans. Everything else is escaped text. */
+const md = (s: unknown) => raw(escapeHtml(String(s ?? '')).replace(/`([^`]+)`/g, '<code>$1</code>'));
 
 function operation(method: string, path: string, op: Json): Raw {
   const params: Json[] = op.parameters ?? [];
   const body = op.requestBody?.content?.['application/json']?.schema;
   const auth = op.security?.[0] ? Object.keys(op.security[0])[0] : 'none';
   return html`<details class="op" id="${op.operationId}"><summary><span class="m ${method}">${method}</span><code>${path}</code>
-<span class="muted">${op.summary}</span></summary><div>
-${op.description ? html`<p>${op.description}</p>` : ''}
+<span class="muted">${md(op.summary)}</span></summary><div>
+${op.description ? html`<p>${md(op.description)}</p>` : ''}
 <p class="muted">Auth: ${auth === 'session' ? 'session cookie' : auth === 'apiKey' ? 'API key (Bearer)' : 'none'}</p>
 ${params.length ? html`<h3>Parameters</h3><table><tr><th>Name</th><th>In</th><th>Schema</th><th>Description</th></tr>${params.map(
-  (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td><code>${JSON.stringify(p.schema)}</code></td><td>${p.description ?? ''}</td></tr>`,
+  (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td><code>${JSON.stringify(p.schema)}</code></td><td>${md(p.description)}</td></tr>`,
 )}</table>` : ''}
 ${body ? html`<h3>Request body (application/json)</h3><pre>${json(body)}</pre>` : ''}
 <h3>Responses</h3>${Object.entries(op.responses as Json).map(([status, r]) => {
   const content = Object.entries((r as Json).content ?? {}) as [string, Json][];
-  return html`<p><strong>${status}</strong> ${(r as Json).description}</p>${content.map(([type, c]) =>
+  return html`<p><strong>${status}</strong> ${md((r as Json).description)}</p>${content.map(([type, c]) =>
     c.schema?.$ref === '#/components/schemas/Error' ? '' : html`<p class="muted">${type}</p><pre>${json(c.schema)}</pre>`,
   )}`;
 })}
@@ -49,7 +51,7 @@ export function docsBody(doc: Json): Raw {
   }
   const schemas = Object.entries((doc.components?.schemas ?? {}) as Json);
   return html`<h1>${doc.info.title} <span class="muted">${doc.info.version}</span></h1>
-<p>${doc.info.description}</p>
+<p>${md(doc.info.description)}</p>
 <p>Machine-readable: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI ${doc.openapi}).</p>
 ${[...byTag].map(([tag, ops]) => html`<h2>${tag}</h2>${ops}`)}
 <h2>Schemas</h2>${schemas.map(([name, s]) => html`<details class="op" id="schema-${name}"><summary><code>${name}</code></summary><div><pre>${json(s)}</pre></div></details>`)}`;

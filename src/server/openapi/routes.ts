@@ -74,7 +74,8 @@ export interface ApiRoute {
   };
   /**
    * Error codes this route answers beyond the implied ones (document.ts adds: `auth` → unauthorized, a body →
-   * invalid_json/validation_failed/payload_too_large/unsupported_media_type, /api → forbidden, and internal).
+   * invalid_json/validation_failed/payload_too_large/unsupported_media_type, /api → forbidden, internal and
+   * service_unavailable).
    */
   errors?: ErrorCode[];
 }
