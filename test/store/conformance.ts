@@ -345,7 +345,7 @@ export function storeConformance(adapter: Adapter) {
           pid = p.id;
           const specs: [string, string, string | null][] = [
             ['alpha', 'Alice.Smith@Example.com', 'Alice Smith'],
-            ['pct', 'percent@example.com', '100% sure'],
+            ['pct', 'percent@example.com', '(100% sure)'],
             ['under', 'under_score@example.com', null],
             ['plainunder', 'underXscore@example.com', null],
             ['backslash', 'back@example.com', 'a\\b'],
@@ -384,6 +384,22 @@ export function storeConformance(adapter: Adapter) {
           expect(await hits('_')).toEqual(['under']);
           expect(await hits('a\\b')).toEqual(['backslash']);
           expect(await hits('"hi"')).toEqual(['quote']);
+        });
+
+        it('FTS syntax in a needle is literal text', async () => {
+          expect(await hits('say "')).toEqual(['quote']);
+          expect(await hits('bob OR alice')).toEqual([]);
+          expect(await hits('ali*')).toEqual([]);
+          expect(await hits('(100')).toEqual(['pct']);
+        });
+
+        it('pages a search with its full total; past the end is empty with the same total', async () => {
+          const all = await store.listEntries(pid, { offset: 0, limit: 50 }, 'example.com');
+          expect(all.total).toBeGreaterThanOrEqual(7);
+          const second = await store.listEntries(pid, { offset: 1, limit: 2 }, 'example.com');
+          expect(second.total).toBe(all.total);
+          expect(second.rows.map((r) => r.id)).toEqual(all.rows.slice(1, 3).map((r) => r.id));
+          expect(await store.listEntries(pid, { offset: all.total, limit: 2 }, 'example.com')).toEqual({ rows: [], total: all.total });
         });
 
         it('folds case beyond ASCII', async () => {
