@@ -90,7 +90,7 @@ function errorCodes(r: ApiRoute): ErrorCode[] {
 
 function operation(r: ApiRoute, components: Record<string, Json>): Json {
   const op: Json = {
-    operationId: `${r.method}${r.path.replace(/\/:?([a-z0-9])/gi, (_m, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+    operationId: r.id,
     tags: [r.tag],
     summary: r.summary,
   };

@@ -7,6 +7,7 @@
 //
 //   {
 //     method: 'post', path: '/api/project/:projectId/apikey',   // exactly as given to Polka
+//     id: 'createKey',                                            // operationId, verb-first
 //     tag: 'API keys', summary: 'Create an API key', auth: 'session',
 //     body: createKeyBody,                                        // the zod schema the route reads
 //     ok: { status: 201, data: createdApiKeySchema },             // `data` of the success envelope
@@ -52,6 +53,8 @@ export interface ApiRoute {
   method: Method;
   /** The Polka path (`:param` segments). */
   path: string;
+  /** operationId: verb-first and unique, the method name generated clients give it (like the route files' handlers). */
+  id: string;
   /** Groups routes on the page and in generated clients. */
   tag: string;
   summary: string;
@@ -94,6 +97,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/healthz',
+    id: 'getHealth',
     tag: 'Service',
     summary: 'Health check',
     auth: 'none',
@@ -102,6 +106,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/openapi.json',
+    id: 'getOpenApiDocument',
     tag: 'Service',
     summary: 'This OpenAPI 3.1 document',
     auth: 'none',
@@ -113,6 +118,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'options',
     path: '/v1/waitlist/:slug/join',
+    id: 'preflightJoin',
     tag: 'Join',
     summary: 'CORS preflight for the join route',
     auth: 'none',
@@ -121,6 +127,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/v1/waitlist/:slug/join',
+    id: 'joinWaitlist',
     tag: 'Join',
     summary: 'Join a waitlist',
     description:
@@ -137,6 +144,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/auth/signup',
+    id: 'signup',
     tag: 'Auth',
     summary: 'Create an account (sets the session cookie)',
     description: 'Open while the server has no user, or with --open-signup.',
@@ -148,6 +156,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/auth/login',
+    id: 'login',
     tag: 'Auth',
     summary: 'Log in (sets the session cookie)',
     auth: 'none',
@@ -158,6 +167,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/auth/logout',
+    id: 'logout',
     tag: 'Auth',
     summary: 'Log out: revoke this session and clear the cookie',
     auth: 'session',
@@ -166,17 +176,19 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/auth/logout-all',
+    id: 'logoutAll',
     tag: 'Auth',
     summary: 'Log out of every session of this user',
     auth: 'session',
     ok: { status: 200 },
   },
-  { method: 'get', path: '/api/auth/me', tag: 'Auth', summary: 'The signed-in user', auth: 'session', ok: { status: 200, data: userSchema } },
+  { method: 'get', path: '/api/auth/me', id: 'me', tag: 'Auth', summary: 'The signed-in user', auth: 'session', ok: { status: 200, data: userSchema } },
 
   // ---- projects ----
   {
     method: 'get',
     path: '/api/project',
+    id: 'listProjects',
     tag: 'Projects',
     summary: 'List your projects (newest first)',
     auth: 'session',
@@ -187,6 +199,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/project',
+    id: 'createProject',
     tag: 'Projects',
     summary: 'Create a project',
     description: 'The slug is derived from the name when omitted; slugs are unique on the server, soft-deleted projects included.',
@@ -198,6 +211,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId',
+    id: 'getProject',
     tag: 'Projects',
     summary: 'Get a project (by id or slug)',
     auth: 'session',
@@ -207,6 +221,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'put',
     path: '/api/project/:projectId',
+    id: 'updateProject',
     tag: 'Projects',
     summary: 'Rename a project (the slug is immutable)',
     auth: 'session',
@@ -217,6 +232,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'delete',
     path: '/api/project/:projectId',
+    id: 'deleteProject',
     tag: 'Projects',
     summary: 'Soft-delete a project (its keys stop working; `waitlist admin project restore` brings it back)',
     auth: 'session',
@@ -226,6 +242,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/settings',
+    id: 'getSettings',
     tag: 'Projects',
     summary: 'Get the project’s settings (each with its default)',
     auth: 'session',
@@ -235,6 +252,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'put',
     path: '/api/project/:projectId/settings',
+    id: 'updateSettings',
     tag: 'Projects',
     summary: 'Change the project’s settings (only the fields given)',
     auth: 'session',
@@ -247,6 +265,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/apikey',
+    id: 'listKeys',
     tag: 'API keys',
     summary: 'List the project’s live keys',
     auth: 'session',
@@ -257,6 +276,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/api/project/:projectId/apikey',
+    id: 'createKey',
     tag: 'API keys',
     summary: 'Create a key (the full key is in this response only)',
     auth: 'session',
@@ -267,6 +287,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/apikey/:keyId',
+    id: 'getKey',
     tag: 'API keys',
     summary: 'Get a key',
     auth: 'session',
@@ -276,6 +297,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'put',
     path: '/api/project/:projectId/apikey/:keyId',
+    id: 'updateKey',
     tag: 'API keys',
     summary: 'Rename a key',
     auth: 'session',
@@ -286,6 +308,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'delete',
     path: '/api/project/:projectId/apikey/:keyId',
+    id: 'deleteKey',
     tag: 'API keys',
     summary: 'Revoke a key (the very next join with it answers 401)',
     auth: 'session',
@@ -297,6 +320,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/waitlist',
+    id: 'listEntries',
     tag: 'Entries',
     summary: 'List entries (newest first); `search` matches a case-insensitive substring of email or name',
     auth: 'session',
@@ -307,6 +331,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/waitlist/export',
+    id: 'exportEntries',
     tag: 'Entries',
     summary: 'Export every live entry as a stream (JSON array, NDJSON or CSV)',
     auth: 'session',
@@ -325,6 +350,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/waitlist/:entryId',
+    id: 'getEntry',
     tag: 'Entries',
     summary: 'Get an entry',
     auth: 'session',
@@ -334,6 +360,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'put',
     path: '/api/project/:projectId/waitlist/:entryId',
+    id: 'updateEntry',
     tag: 'Entries',
     summary: 'Change an entry’s name and/or metadata',
     auth: 'session',
@@ -344,6 +371,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'delete',
     path: '/api/project/:projectId/waitlist/:entryId',
+    id: 'deleteEntry',
     tag: 'Entries',
     summary: 'Soft-delete an entry (the same email may join again)',
     auth: 'session',
@@ -353,6 +381,7 @@ export const ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/project/:projectId/stats',
+    id: 'getStats',
     tag: 'Entries',
     summary: 'Sign-up statistics (live entries only)',
     auth: 'session',
