@@ -283,6 +283,20 @@ export function storeConformance(adapter: Adapter) {
         expect((await store.keyInProject(p.id, k.id))?.lastUsedAt).toEqual(expect.any(Number));
       });
 
+      it('a join sets its key’s lastUsedAt to the join’s time, a duplicate join too; other keys are untouched', async () => {
+        const { p, k } = await fixture();
+        const k2 = key(p.id);
+        const k3 = key(p.id);
+        await store.insertKey(k2);
+        await store.insertKey(k3);
+        await add(p.id, k.id, { email: 'used@example.com', createdAt: T0 + 7 });
+        expect((await store.keyInProject(p.id, k.id))?.lastUsedAt).toBe(T0 + 7);
+        expect(await store.insertEntry(entry(p.id, { email: 'used@example.com', createdAt: T0 + 50 }), k2.id)).toBe('duplicate');
+        expect((await store.keyInProject(p.id, k2.id))?.lastUsedAt).toBe(T0 + 50);
+        expect((await store.keyInProject(p.id, k3.id))?.lastUsedAt).toBeNull();
+        expect((await store.keyInProject(p.id, k.id))?.lastUsedAt).toBe(T0 + 7);
+      });
+
       it('one live entry per normalised email and project; another project may have it; deleted frees it', async () => {
         const { p, k } = await fixture();
         const { p: p2, k: k2 } = await fixture();

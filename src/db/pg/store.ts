@@ -268,18 +268,24 @@ class PgStore implements Store {
       .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
       .returning({ id: s.entries.id });
     const ids = new Set(inserted.map((r) => r.id));
-    const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
-    // Before the callers hear back, so a key's lastUsedAt is set once its join answered 201.
-    if (used.length) await this.touchKeys(used);
+    // Before the callers hear back, so a key's lastUsedAt is set once its join answered.
+    await this.touchKeys(batch);
     return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
   }
 
-  /** Bookkeeping only: the joins are committed, so a failure here is logged, never a join error. */
-  private async touchKeys(keyIds: string[]): Promise<void> {
+  /**
+   * Sets each key's lastUsedAt to its latest join in the batch (inserted or duplicate: the key was used),
+   * as SQLite does. Bookkeeping only: the joins are committed, so a failure is logged, never a join error.
+   */
+  private async touchKeys(batch: PendingJoin[]): Promise<void> {
+    const latest = new Map<string, number>();
+    for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
     await this.db
-      .update(s.apiKeys)
-      .set({ lastUsedAt: Date.now() })
-      .where(sql`${s.apiKeys.id} = ANY(${sql.param(keyIds)})`)
+      .execute(
+        sql`UPDATE api_keys AS k SET last_used_at = u.at
+            FROM unnest(${sql.param([...latest.keys()])}::text[], ${sql.param([...latest.values()])}::bigint[]) AS u(id, at)
+            WHERE k.id = u.id`,
+      )
       .catch((err: Error) => console.error('could not update last_used_at:', err.message));
   }
 

@@ -74,7 +74,7 @@ class SqliteStore implements Store {
     this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId }) => {
-        used.set(keyId, row.createdAt);
+        used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
