@@ -499,6 +499,16 @@ export function storeConformance(adapter: Adapter) {
         ]);
       });
 
+      it('breaks count ties by byte order of the name (upper case first), the day boundary counts from its first millisecond', async () => {
+        const { p, k } = await fixture();
+        const day0 = Math.floor(T0 / DAY);
+        for (const source of ['beta', 'Zeta', 'alpha', 'Alpha']) await add(p.id, k.id, { source, createdAt: day0 * DAY });
+        await add(p.id, k.id, { source: 'x', createdAt: day0 * DAY - 1 });
+        const st = await store.stats(p.id, day0);
+        expect(st.topSources.map((s) => s.source)).toEqual(['Alpha', 'Zeta', 'alpha', 'beta', 'x']);
+        expect(st.perDay).toEqual([{ day: day0, count: 4 }]);
+      });
+
       it('keeps at most 10 sources and countries; an empty project answers zeros', async () => {
         const { p, k } = await fixture();
         for (let i = 0; i < 12; i++) await add(p.id, k.id, { source: `s${String(i).padStart(2, '0')}`, country: `C${i}` });

@@ -373,14 +373,14 @@ class PgStore implements Store {
         .from(s.entries)
         .where(live)
         .groupBy(s.entries.source)
-        .orderBy(desc(count()), s.entries.source)
+        .orderBy(desc(count()), sql`${s.entries.source} COLLATE "C"`) // ties in byte order, as SQLite, whatever the database's collation
         .limit(10),
       this.db
         .select({ country: sql<string>`${s.entries.country}`, count: count() })
         .from(s.entries)
         .where(and(live, sql`${s.entries.country} IS NOT NULL`))
         .groupBy(s.entries.country)
-        .orderBy(desc(count()), s.entries.country)
+        .orderBy(desc(count()), sql`${s.entries.country} COLLATE "C"`)
         .limit(10),
     ]);
     return {
