@@ -11,6 +11,14 @@ import { startApp, type InProcessServer } from '../helpers/app.js';
 import { Client, postJoin, type Res } from '../helpers/server.js';
 
 type Json = Record<string, any>;
+
+/** The operations of CONTRACT.md (besides the preflight and this document), all exercised by the tour. */
+const CONTRACT_OPERATIONS = [
+  'getHealth', 'joinWaitlist', 'signup', 'login', 'logout', 'logoutAll', 'me',
+  'listProjects', 'createProject', 'getProject', 'updateProject', 'deleteProject', 'getSettings', 'updateSettings',
+  'listKeys', 'createKey', 'getKey', 'updateKey', 'deleteKey',
+  'listEntries', 'exportEntries', 'getEntry', 'updateEntry', 'deleteEntry', 'getStats',
+];
 let server: InProcessServer;
 let doc: Json;
 
@@ -155,10 +163,12 @@ describe('real responses match the document', () => {
     await call('POST', '/api/auth/login', { email: 'tour@example.com', password: 'correct horse' });
     await call('POST', '/api/auth/logout');
 
-    // Every operation of the document was answered at least once with its success status.
+    // Every operation of CONTRACT.md was answered at least once with its success status. (A route added
+    // later is checked here as soon as the tour calls it; add it to the tour with the route.)
     const succeeded = new Set([...checked].filter((s) => /\s2\d\d$/.test(s)).map((s) => s.replace(/\s\d+$/, '')));
-    const all = Object.entries(doc.paths).flatMap(([t, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${t}`));
-    const notRun = all.filter((o) => !succeeded.has(o) && o !== 'OPTIONS /v1/waitlist/{slug}/join' && o !== 'GET /openapi.json');
+    const opIds = new Map<string, string>();
+    for (const [t, item] of Object.entries(doc.paths)) for (const [m, op] of Object.entries(item as Json)) opIds.set((op as Json).operationId, `${m.toUpperCase()} ${t}`);
+    const notRun = CONTRACT_OPERATIONS.filter((id) => !opIds.has(id) || !succeeded.has(opIds.get(id)!));
     expect(notRun).toEqual([]);
   });
 });
