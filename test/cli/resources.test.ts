@@ -124,13 +124,16 @@ describe('key', () => {
     expect(await cliJson(['key', 'list', '--project', 'keyed'], as())).toEqual([]);
   });
 
-  it('TSV of key create carries the key; a missing --project is a usage error', async () => {
+  it('key create shows the documented columns (every key column, then KEY); a missing --project is a usage error', async () => {
     await cliJson(['project', 'create', '--name', 'Keyed Two', '--slug', 'keyed-two'], as());
     const r = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'ci'], as());
     expect(r.exitCode).toBe(0);
     const cells = r.stdout.trimEnd().split('\t');
-    expect(cells[0]).toMatch(/^key_/);
-    expect(cells[3]).toMatch(/^wl_/);
+    expect(cells).toEqual([expect.stringMatching(/^key_/), 'ci', expect.stringMatching(/^wl_/), expect.stringMatching(/^\d{4}-/), '', expect.stringMatching(/^wl_/)]);
+    expect(cells[5]!.startsWith(cells[2]!)).toBe(true);
+    const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
+    expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KEY +│/);
+    expect(table.stdout).toMatch(/│ never +│ wl_/);
     const missing = await cli(['key', 'list'], as());
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('--project');

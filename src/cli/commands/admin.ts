@@ -1,9 +1,10 @@
 // `waitlist admin …`: local operator commands working directly on the server's database.
 import type { Command } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
+import type { CliContext } from '../io.js';
 
-export function registerAdmin(program: Command) {
-  const admin = program.command('admin').description('Operator commands that work directly on the database (--db / --database-url)');
+export function registerAdmin(program: Command, ctx: CliContext) {
+  const admin = program.command('admin').description('Operator commands that work directly on an existing database (--db / --database-url); never create one');
   const user = admin.command('user').description('Manage accounts');
 
   addDbOptions(
@@ -15,7 +16,7 @@ export function registerAdmin(program: Command) {
       .option('--password-stdin', 'read the password from standard input'),
   )
     .addHelpText('after', '\nExample:\n  $ printf %s "$PASSWORD" | waitlist admin user add --email ops@example.com --password-stdin')
-    .action(async (opts) => (await import('./admin-run.js')).addUser(dbConfig(opts), opts));
+    .action(async (opts) => (await import('./admin-run.js')).addUser(ctx, dbConfig(opts), opts));
 
   addDbOptions(
     user
@@ -25,10 +26,10 @@ export function registerAdmin(program: Command) {
       .option('--password-stdin', 'read the password from standard input'),
   )
     .addHelpText('after', '\nExample:\n  $ waitlist admin user reset-password --email ops@example.com')
-    .action(async (opts) => (await import('./admin-run.js')).resetPassword(dbConfig(opts), opts));
+    .action(async (opts) => (await import('./admin-run.js')).resetPassword(ctx, dbConfig(opts), opts));
 
   const project = admin.command('project').description('Manage projects across all users');
   addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'))
     .addHelpText('after', '\nExample:\n  $ waitlist admin project restore prj_01JD3X…')
-    .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(dbConfig(opts), projectId));
+    .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(ctx, dbConfig(opts), projectId));
 }
