@@ -14,6 +14,7 @@ export function registerAdmin(program: Command, ctx: CliContext) {
       .requiredOption('--email <email>', 'email address')
       .option('--name <name>', 'display name')
       .option('--password-stdin', 'read the password from standard input'),
+    ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ printf %s "$PASSWORD" | waitlist admin user add --email ops@example.com --password-stdin')
     .action(async (opts) => (await import('./admin-run.js')).addUser(ctx, dbConfig(opts), opts));
@@ -24,12 +25,13 @@ export function registerAdmin(program: Command, ctx: CliContext) {
       .description("Set a new password for an account and end all of its sessions")
       .requiredOption('--email <email>', 'email address')
       .option('--password-stdin', 'read the password from standard input'),
+    ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ waitlist admin user reset-password --email ops@example.com')
     .action(async (opts) => (await import('./admin-run.js')).resetPassword(ctx, dbConfig(opts), opts));
 
   const project = admin.command('project').description('Manage projects across all users');
-  addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'))
+  addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'), ctx.env)
     .addHelpText('after', '\nExample:\n  $ waitlist admin project restore prj_01JD3X…')
     .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(ctx, dbConfig(opts), projectId));
 }
