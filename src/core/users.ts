@@ -15,6 +15,12 @@ export const normEmail = (email: string) => email.trim().toLowerCase();
 const signupClosed = () =>
   new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
 
+/** Whether anyone may sign up now, and whether the server has any account (a fresh one has none). */
+export async function authStatus(store: Store, openSignup: boolean): Promise<{ signupOpen: boolean; hasUsers: boolean }> {
+  const hasUsers = (await store.countUsers()) > 0;
+  return { signupOpen: openSignup || !hasUsers, hasUsers };
+}
+
 /** Creates an account; open when the server has no user yet or `openSignup` is on. */
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
   // A closed server answers before the slow hash, so refused sign-ups cost no bcrypt work.
