@@ -255,6 +255,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
       await other.getByLabel('Email').fill('from-landing@example.com');
       await other.getByRole('button', { name: 'Join the waitlist' }).click();
       await other.getByRole('status').filter({ hasText: /already/i }).waitFor();
+      // A refused field shows the server's per-field words, not a bare "Validation failed".
+      await other.getByLabel('Email').fill('long-name@example.com');
+      await other.getByLabel('Name').fill('x'.repeat(201));
+      await other.getByRole('button', { name: 'Join the waitlist' }).click();
+      await other.getByRole('status').filter({ hasText: 'Name must be at most 200 characters' }).waitFor();
+      expect(await other.getByRole('status').textContent()).not.toContain('Validation failed');
     } finally {
       await other.close();
       landing.close();
