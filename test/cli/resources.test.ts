@@ -90,6 +90,23 @@ describe('project', () => {
   });
 });
 
+describe('delete confirmation on a terminal (in-process prompts)', () => {
+  it('asks with the project named: "no" changes nothing (exit 1), "yes" deletes; a wrong id fails before asking', async () => {
+    const p = await cliJson(['project', 'create', '--name', 'Ask In Process', '--slug', 'ask-in-process'], as());
+    const no = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [false] });
+    expect(no.exitCode).toBe(1);
+    expect(no.stderr).toContain('? Delete project Ask In Process (ask-in-process)?');
+    expect(no.stderr).toContain('cancelled: nothing was deleted');
+    expect(await cliJson(['project', 'get', 'ask-in-process'], as())).toEqual(p);
+    const missing = await cli(['project', 'delete', 'no-such-project'], { home, tty: true });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain('(not_found)');
+    const yes = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [true] });
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect((await cli(['project', 'get', 'ask-in-process'], as())).exitCode).toBe(1);
+  });
+});
+
 describe('key', () => {
   it('create prints the full key once; list/get/update/delete with --json; --project by slug or id', async () => {
     const p = await cliJson(['project', 'create', '--name', 'Keyed', '--slug', 'keyed'], as());
