@@ -1,7 +1,8 @@
 // `waitlist admin …` in-process on the database of a running server (SQLite and PostgreSQL): it never
 // creates a database, every message names the database it opened, and the password prompt is the
 // CLI's one reader (drawn on stderr, asked twice).
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +82,40 @@ describe('admin never creates a database', () => {
       expect(existsSync(file)).toBe(false);
     }
     fails(await owner.get('/api/project/prj_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 404, 'not_found');
+  });
+
+  it('an existing file or database without the service\'s tables is refused and left as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waitlist-notdb-'));
+    const notes = join(dir, 'notes.db');
+    writeFileSync(notes, 'not a database');
+    const r1 = await cli(['admin', 'project', 'restore', 'prj_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--db', notes]);
+    expect(r1.exitCode).toBe(1);
+    expect(r1.stderr).toMatch(new RegExp(`^error: cannot open the database ${notes.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `));
+    expect(readFileSync(notes, 'utf8')).toBe('not a database');
+
+    const other = join(dir, 'other.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    const r2 = await cli(['admin', 'project', 'restore', 'prj_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--db', other]);
+    expect(r2.exitCode).toBe(1);
+    expect(r2.stderr).toContain(`error: ${other} is not a waitlist database (no users table`);
+    const after = new Database(other, { readonly: true });
+    expect(after.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all()).toEqual([{ name: 't' }]);
+    after.close();
+
+    if (process.env.WAITLIST_TEST_DB === 'pg' && process.env.TEST_DATABASE_URL) {
+      const { createPgDatabase } = await import('../helpers/pg.js');
+      const empty = await createPgDatabase(process.env.TEST_DATABASE_URL);
+      const r3 = await cli(['admin', 'user', 'add', '--email', 'x@example.com', '--password-stdin', '--database-url', empty], { input: 'long enough password' });
+      expect(r3.exitCode).toBe(1);
+      expect(r3.stderr).toContain(`is not a waitlist database (no users table`);
+      const pg = (await import('pg')).default;
+      const c = new pg.Client({ connectionString: empty });
+      await c.connect();
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`);
+      await c.end();
+      expect(rows[0].n).toBe(0); // nothing was migrated into it
+    }
   });
 });

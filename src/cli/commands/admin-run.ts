@@ -23,15 +23,45 @@ export function databaseName(config: DbConfig): string {
   }
 }
 
+/** Whether the database already holds the service's tables; looked at without creating or migrating anything. */
+async function hasWaitlistTables(config: DbConfig): Promise<boolean> {
+  if (config.databaseUrl) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: config.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT to_regclass('users') IS NOT NULL AS ok`);
+      return rows[0]?.ok === true;
+    } finally {
+      await client.end();
+    }
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(config.file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'users'`).get() !== undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Opens the server's existing database (never a new one: SQLite would create a missing file, and both
+ * dialects would migrate an empty database) and turns domain errors into messages naming it.
+ */
 async function withStore<T>(config: DbConfig, fn: (store: Store) => Promise<T>): Promise<T> {
   const name = databaseName(config);
-  // SQLite would create a missing file: an operator in the wrong directory gets an error, not a new database.
+  const where = `pass --db <file> (or set WAITLIST_DB) naming the server's database, or --database-url for PostgreSQL`;
   if (!config.databaseUrl && (!existsSync(config.file) || statSync(config.file).size === 0)) {
-    throw new CliError(
-      `no database at ${name}: pass --db <file> (or set WAITLIST_DB) naming the server's database, or --database-url for PostgreSQL`,
-      EXIT.error,
-    );
+    throw new CliError(`no database at ${name}: ${where}`, EXIT.error);
   }
+  let ours: boolean;
+  try {
+    ours = await hasWaitlistTables(config);
+  } catch (err) {
+    throw new CliError(`cannot open the database ${name}: ${(err as Error).message}`, EXIT.error);
+  }
+  if (!ours) throw new CliError(`${name} is not a waitlist database (no users table; \`waitlist serve\` creates one): ${where}`, EXIT.error);
   let store: Store;
   try {
     store = await openStore(config);
