@@ -5,8 +5,10 @@ import type { WaitlistClient } from '../client/index.js';
 import type { Page } from '../contract/types.js';
 import { type Credentials, resolveCredentials } from './credentials.js';
 import { CliError, EXIT } from './errors.js';
-import type { CliContext } from './io.js';
+import { type CliContext, currentContext, userAgent } from './io.js';
 import { Output } from './output.js';
+
+export { userAgent };
 
 export type { CliContext } from './io.js';
 
@@ -14,8 +16,13 @@ export interface JsonOpt {
   json?: boolean;
 }
 
+// Helpers take the context first. Each still accepts the older call without it (then it uses the
+// context main() runs the command in), so run functions not yet moved keep working.
+const isContext = (x: unknown): x is CliContext => typeof x === 'object' && x !== null && 'io' in x && 'prompter' in x;
+
 /** Exit 4 with the hint that fits: not logged in at all, or logged in to another server. */
-export function notLoggedIn(creds?: Credentials): CliError {
+export function notLoggedIn(creds?: Credentials | string): CliError {
+  if (typeof creds === 'string') return new CliError(`${creds}: run \`waitlist login\` (or set WAITLIST_SESSION)`, EXIT.auth);
   if (creds?.otherServer) {
     return new CliError(
       `the stored session belongs to ${creds.otherServer}, not ${creds.server}: run \`waitlist login --server ${creds.server}\` ` +
@@ -27,7 +34,7 @@ export function notLoggedIn(creds?: Credentials): CliError {
 }
 
 /** A client for the resolved server and session; exit 4 when there is no session at all. */
-export async function sessionClient(ctx: CliContext): Promise<WaitlistClient> {
+export async function sessionClient(ctx: CliContext = currentContext()): Promise<WaitlistClient> {
   const creds = await resolveCredentials(ctx.credentials, ctx.env);
   if (!creds.session) throw notLoggedIn(creds);
   ctx.session = creds;
@@ -35,8 +42,12 @@ export async function sessionClient(ctx: CliContext): Promise<WaitlistClient> {
 }
 
 /** Output on the context's streams: a table on a terminal (or WAITLIST_FORCE_TTY=1), TSV otherwise. */
-export const output = (ctx: CliContext, opts: JsonOpt = {}) =>
-  new Output(
+export function output(ctx: CliContext, opts?: JsonOpt): Output;
+/** @deprecated pass the context first */
+export function output(opts?: JsonOpt): Output;
+export function output(a?: CliContext | JsonOpt, b?: JsonOpt): Output {
+  const [ctx, opts] = isContext(a) ? [a, b ?? {}] : [currentContext(), a ?? {}];
+  return new Output(
     {
       json: opts.json,
       stdoutTty: ctx.io.stdoutTty || Boolean(ctx.env.WAITLIST_FORCE_TTY),
@@ -46,6 +57,7 @@ export const output = (ctx: CliContext, opts: JsonOpt = {}) =>
     ctx.io.stdout,
     ctx.io.stderr,
   );
+}
 
 /**
  * Parses a request body with a contract schema; a usage error (exit 2) naming each bad field by the
@@ -63,13 +75,17 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown, labels: 
 }
 
 /** Whether prompts can be shown: stdin and stderr (where prompts are drawn) are terminals. */
-export const interactive = (ctx: CliContext) => ctx.io.stdinTty && ctx.io.stderrTty;
+export const interactive = (ctx: CliContext = currentContext()) => ctx.io.stdinTty && ctx.io.stderrTty;
 
 /**
  * The rule for destructive commands: --yes skips the question; on a terminal ask; otherwise refuse
  * (exit 2, nothing changed).
  */
-export async function confirmDelete(ctx: CliContext, what: string, yes: boolean | undefined): Promise<void> {
+export async function confirmDelete(ctx: CliContext, what: string, yes: boolean | undefined): Promise<void>;
+/** @deprecated pass the context first */
+export async function confirmDelete(what: string, yes: boolean | undefined): Promise<void>;
+export async function confirmDelete(...args: [CliContext, string, boolean | undefined] | [string, boolean | undefined]): Promise<void> {
+  const [ctx, what, yes] = args.length === 3 ? args : [currentContext(), ...args];
   if (yes) return;
   if (!interactive(ctx)) {
     throw new CliError(`refusing to delete ${what} without confirmation: pass --yes when not running interactively`, EXIT.usage);

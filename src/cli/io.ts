@@ -62,3 +62,19 @@ export function processContext(): CliContext {
     client: (o) => new WaitlistClient({ ...o, userAgent: userAgent() }),
   };
 }
+
+let current: CliContext | undefined;
+
+/** Set by main() for the command it runs. */
+export function setCurrentContext(ctx: CliContext): void {
+  current = ctx;
+}
+
+/**
+ * The context of the command running now: for run functions written before they took one (they keep
+ * working during the move; new code takes `ctx` as its first parameter instead).
+ */
+export function currentContext(): CliContext {
+  current ??= processContext();
+  return current;
+}

@@ -11,7 +11,7 @@ import { registerKey } from './commands/key.js';
 import { registerEntry } from './commands/entry.js';
 import { ApiError } from '../client/index.js';
 import { CliError, EXIT } from './errors.js';
-import { type CliContext, processContext } from './io.js';
+import { type CliContext, processContext, setCurrentContext } from './io.js';
 
 export { CliError, EXIT } from './errors.js';
 
@@ -53,6 +53,7 @@ Run \`waitlist <command> --help\` for a command's flags and examples.`,
 
 /** Runs the CLI with argv (`[node, script, ...args]`) in a context; resolves with the exit code. */
 export async function main(argv: string[], ctx: CliContext = processContext()): Promise<number> {
+  setCurrentContext(ctx);
   const program = buildProgram(ctx);
   if (ctx.io.stdout === process.stdout) {
     // `waitlist … | head`: the reader closed the pipe; that is not an error worth a stack trace.
