@@ -20,11 +20,12 @@ afterAll(async () => {
 describe('exit codes of the process', () => {
   it('bad numeric values of serve exit 2 like every other bad flag, before anything starts', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
-      [['serve', '--port', 'x'], {}, /option '--port <port>' argument 'x' is invalid\. must be an integer from 0 to 65535/],
-      [['serve', '--port', '70000'], {}, /--port <port>.*must be an integer from 0 to 65535/],
-      [['serve', '--join-limit', '0'], {}, /--join-limit <n>.*must be an integer from 1 to 1000000/],
-      [['serve', '--request-timeout', '1.5'], {}, /--request-timeout/],
-      [['serve'], { PORT: 'abc' }, /PORT=abc \(for --port\) must be an integer from 0 to 65535/],
+      [['serve', '--port', 'x'], {}, /^error: --port must be an integer from 0 to 65535, not 'x'/],
+      [['serve', '--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, not '70000'/],
+      [['serve', '--join-limit', '0'], {}, /^error: --join-limit must be an integer from 1 to 1000000, not '0'/],
+      [['serve', '--request-timeout', '1.5'], {}, /^error: --request-timeout must be an integer from 1 to 3600, not '1\.5'/],
+      [['serve'], { PORT: 'abc' }, /^error: --port must be an integer from 0 to 65535, not 'abc' \(flag or env var\)/],
+      [['serve'], { WAITLIST_JOIN_WINDOW: '-5' }, /^error: --join-window must be an integer from 1 to 86400, not '-5'/],
       [['serve', '--trust-proxy', 'not-an-ip'], {}, /--trust-proxy: not an IP address/],
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
     ];
