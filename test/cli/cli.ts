@@ -67,9 +67,9 @@ export async function cli(args: string[], opts: CliOptions = {}): Promise<RunRes
     io: { stdin: Readable.from([opts.input ?? '']), stdout: out.stream, stderr: err.stream, stdinTty: tty, stdoutTty: tty, stderrTty: tty },
     env: { ...opts.env },
     prompter: {
-      input: async (m) => String(next(m)),
-      password: async (m) => String(next(m)),
-      confirm: async (m) => next(m) === true,
+      input: async (m: string) => String(next(m)),
+      password: async (m: string) => String(next(m)),
+      confirm: async (m: string) => next(m) === true,
     },
     credentials: fileCredentials(join(home, '.config', 'waitlist')),
     client: processContext().client,

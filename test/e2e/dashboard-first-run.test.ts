@@ -10,6 +10,14 @@ import { cleanup, postJoin, projectWithKey, ROOT, signedUp, startServer, type Te
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SHOTS = join(ROOT, 'test-results/screenshots');
+// page.evaluate callbacks run in the browser: the little of the DOM they read (the test files compile without lib.dom).
+declare const document: { createRange(): { selectNodeContents(node: unknown): void; getClientRects(): ArrayLike<{ top: number }> } };
+/** Lines of text in an element: its distinct line boxes (runs in the browser). */
+const textLines = (el: unknown) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+};
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chromium', () => {
   let srv: TestServer;
@@ -39,7 +47,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
   });
 
   it('a brand-new server opens on "Create the first account"; once an account exists, on "Log in"', async () => {
-    const fresh = await fetch(`${srv.url}/api/auth/status`).then((r) => r.json());
+    const fresh = (await fetch(`${srv.url}/api/auth/status`).then((r) => r.json())) as { data: unknown };
     expect(fresh.data).toEqual({ signupOpen: true, hasUsers: false });
     const page = await newPage();
     await page.goto(`${srv.url}/`);
@@ -74,20 +82,11 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
     await page.screenshot({ path: join(SHOTS, 'entries-long-email-1280.png'), fullPage: true });
 
     // Lines of text in each "Joined" cell: distinct line boxes of its text.
-    const lines = await page.locator('table.entries td[data-label="Joined"]').evaluateAll((cells) =>
-      cells.map((td) => {
-        const range = document.createRange();
-        range.selectNodeContents(td);
-        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
-      }),
-    );
+    const joined = page.locator('table.entries td[data-label="Joined"]');
+    const lines = [await joined.nth(0).evaluate(textLines), await joined.nth(1).evaluate(textLines)];
     expect(lines).toEqual([1, 1]);
     // the long email wrapped instead (more than one line) and the table did not overflow the page
-    const emailLines = await page.locator('table.entries td.email', { hasText: long }).evaluate((td) => {
-      const range = document.createRange();
-      range.selectNodeContents(td);
-      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
-    });
+    const emailLines = await page.locator('table.entries td.email', { hasText: long }).evaluate(textLines);
     expect(emailLines).toBeGreaterThan(1);
     const overflow = await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
