@@ -1,5 +1,5 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());

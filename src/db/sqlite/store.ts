@@ -9,19 +9,19 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import {
-  type Counted,
-  type EntryRow,
-  type InsertEntryResult,
-  type KeyRow,
-  type LimiterOptions,
-  type PageArgs,
-  type ProjectRow,
-  type ProjectSettingsPatch,
-  type SessionRow,
-  type StatsRows,
-  type Store,
-  type UserRow,
+import type {
+  Counted,
+  EntryRow,
+  InsertEntryResult,
+  KeyRow,
+  LimiterOptions,
+  PageArgs,
+  ProjectRow,
+  ProjectSettingsPatch,
+  SessionRow,
+  StatsRows,
+  Store,
+  UserRow,
 } from '../store.js';
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
@@ -246,7 +246,7 @@ class SqliteStore implements Store {
     this.queue = [];
     try {
       const results = this.insertBatch.immediate(batch);
-      batch.forEach((p, i) => p.resolve(results[i]!));
+      for (const [i, p] of batch.entries()) p.resolve(results[i]!);
     } catch {
       // One bad row must not fail its neighbours: retry each on its own transaction.
       for (const p of batch) {
