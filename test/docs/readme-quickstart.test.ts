@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 
 /** The first ```sh block after the heading `## Quick start`. */
-export function quickStartBlock(readme: string): string {
+function quickStartBlock(readme: string): string {
   const section = readme.split(/^## /m).find((s) => s.startsWith('Quick start\n'));
   const block = section && /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (!block) throw new Error('README.md has no ```sh block under "## Quick start"');
