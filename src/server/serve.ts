@@ -30,12 +30,10 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     trust: compileTrust(config.trustProxy),
     joinLimiter: config.rateLimit ? new JoinLimiter(store, config.joinLimit, config.joinWindowSec) : null,
     authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
-    // Not ready once shutting down, so a load balancer polling /readyz moves traffic away.
-    readiness: [{ name: 'server', check: async () => (closing ? 'shutting down' : undefined) }],
   };
   const app = createApp(deps);
-  let closing: Promise<void> | undefined;
   const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+  let closing: Promise<void> | undefined;
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
   // checked every second (Node's default check runs every 30 s).
   const server = createServer(
