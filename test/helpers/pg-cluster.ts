@@ -2,7 +2,7 @@
 // initdb into a temp directory, pg_ctl on a free port, the socket in the same directory. As root the
 // binaries run as the `postgres` OS user (PostgreSQL refuses to run as root).
 import { execa } from 'execa';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,11 @@ export function pgBinDir(): string | undefined {
 /** Why a throwaway cluster cannot be made here, or undefined when it can. */
 export function clusterUnavailableReason(): string | undefined {
   if (!pgBinDir()) return 'PostgreSQL server binaries (initdb, pg_ctl under /usr/lib/postgresql/<version>/bin) are not installed';
-  if (userInfo().uid === 0 && !existsSync('/usr/sbin/runuser')) return 'running as root without runuser to become the postgres user';
+  if (userInfo().uid === 0) {
+    if (!existsSync('/usr/sbin/runuser')) return 'running as root without runuser to become the postgres user';
+    const passwd = existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8') : '';
+    if (!/^postgres:/m.test(passwd)) return 'running as root and there is no postgres OS user to run PostgreSQL as';
+  }
   return undefined;
 }
 

@@ -72,7 +72,7 @@ describe.skipIf(Boolean(skip))('two instances behind nginx with TLS (deploy/ngin
       req.end(payload);
     });
   }
-  const instanceOf = (r: Res) => String(r.headers['x-request-id']).split('-')[0];
+  const instanceOf = (r: Res): string => String(r.headers['x-request-id']).split('-')[0] ?? '';
   const signUp = (email: string, headers: Record<string, string> = {}) =>
     call('POST', `/v1/waitlist/${project.slug}/join`, { email }, { authorization: `Bearer ${project.key}`, cookie: '', ...headers });
 
