@@ -193,4 +193,25 @@ describe.skipIf(Boolean(skip))('PostgreSQL outages', () => {
     expect((await join(uniqueEmail('slots-back'))).status).toBe(201);
     expect(srv.output()).not.toMatch(/internal error/);
   });
+
+  it('a database switched to read-only (25006) answers 503 on writes; /readyz says so; back to 201 after', async () => {
+    await sleep(1_100); // past the cached readiness answer
+    await admin.query('ALTER DATABASE waitlist SET default_transaction_read_only = on');
+    try {
+      // The setting applies to new sessions: drop the server's pooled ones.
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'app'");
+      await sleep(200);
+      const refused = await join(uniqueEmail('readonly'));
+      expect(refused.status).toBe(503);
+      expect(refused.code).toBe('service_unavailable');
+      const ready = await waitReady(503, 3_000);
+      expect(ready.body.message).toBe('Not ready: database: the database is read-only');
+    } finally {
+      await admin.query('ALTER DATABASE waitlist SET default_transaction_read_only = off');
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'app'");
+    }
+    await sleep(200);
+    expect((await waitReady(200, 5_000)).status).toBe(200);
+    expect((await join(uniqueEmail('writable'))).status).toBe(201);
+  });
 });

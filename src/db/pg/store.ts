@@ -109,10 +109,14 @@ class PgStore implements Store {
     return guardUnavailable(limiter, pgUnavailable);
   }
 
-  /** Readiness: a round trip, and a primary that takes writes (not a standby left behind by a failover). */
+  /** Readiness: a round trip to a primary that takes writes (not a standby left behind by a failover,
+   * nor a database switched to read-only, as some hosted services do when the disk fills). */
   async ping() {
-    const r = await this.pool.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+    const r = await this.pool.query<{ standby: boolean; ro: string }>(
+      "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS ro",
+    );
     if (r.rows[0]?.standby) throw new DatabaseUnavailableError('the database is a read-only standby', 2);
+    if (r.rows[0]?.ro === 'on') throw new DatabaseUnavailableError('the database is read-only', 2);
   }
 
   // ---- users ----
