@@ -48,6 +48,8 @@ export interface Cluster {
   /** fast: disconnect clients and shut down cleanly; immediate: like a crash. */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   destroy(): Promise<void>;
+  /** The postmaster's and its children's process ids (to SIGSTOP a "frozen" database). */
+  pids(): Promise<number[]>;
 }
 
 /** Creates and starts a cluster (about a second); `settings` go to postgres as -c name=value. */
@@ -75,6 +77,22 @@ export async function startCluster(settings: Record<string, string | number> = {
     },
     stop: async (mode = 'fast') => {
       await run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+    },
+    pids: async () => {
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // Its children from /proc (field 4 of /proc/<pid>/stat is the parent; the name before may hold spaces).
+      const children = readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((d) => {
+          try {
+            const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+          } catch {
+            return false; // gone meanwhile
+          }
+        })
+        .map(Number);
+      return [postmaster, ...children];
     },
     destroy: async () => {
       await run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);

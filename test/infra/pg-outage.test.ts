@@ -214,4 +214,28 @@ describe.skipIf(Boolean(skip))('PostgreSQL outages', () => {
     expect((await waitReady(200, 5_000)).status).toBe(200);
     expect((await join(uniqueEmail('writable'))).status).toBe(201);
   });
+
+  it('a frozen database (connections accepted, nothing answered) → 503 within the configured bounds, not a hang', async () => {
+    await sleep(1_100); // past the cached readiness answer
+    const pids = await cluster.pids();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      const [frozen, ready] = await Promise.all([
+        Promise.all(Array.from({ length: 6 }, () => join(uniqueEmail('frozen')))),
+        readyz(),
+      ]);
+      // Pooled connections: the client-side bound (statement timeout 1 s + 5 s) ends them, as a
+      // frozen server cannot enforce its own statement_timeout; new ones: the 1 s connect timeout.
+      expect(frozen.map((o) => o.status)).toEqual(Array(6).fill(503));
+      expect(Date.now() - started).toBeLessThan(HANG_MS);
+      expect(ready.status).toBe(503);
+      // No answer within the check's 2 s, or the 1 s connect timeout: either way, not ready.
+      expect(ready.body.message).toMatch(/^Not ready: database: (no answer within 2000 ms|the connection to PostgreSQL was lost|connecting to PostgreSQL timed out)$/);
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    expect((await waitReady(200, 10_000)).status).toBe(200);
+    expect((await join(uniqueEmail('thawed'))).status).toBe(201);
+  });
 });
