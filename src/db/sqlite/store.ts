@@ -26,6 +26,7 @@ import type {
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
+import { sqliteUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
@@ -341,6 +342,20 @@ class SqliteStore implements Store {
   // One SQLite file means one server process: counters in memory are shared by every request.
   rateLimiter(opts: LimiterOptions) {
     return new RateLimiterMemory(opts);
+  }
+
+  /** Readiness: takes and drops the write lock without waiting, so a locked or read-only file shows at once. */
+  async ping() {
+    const busy = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
+    this.sqlite.pragma('busy_timeout = 0');
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.sqlite.exec('ROLLBACK');
+    } catch (err) {
+      throw sqliteUnavailable(err) ?? err;
+    } finally {
+      this.sqlite.pragma(`busy_timeout = ${busy}`);
+    }
   }
 
   async close() {
