@@ -1,5 +1,5 @@
 // The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler, type User } from './api.js';
 import { AuthPage } from './pages/Auth.js';
@@ -43,7 +43,7 @@ function App() {
 
   if (user === undefined) return <p class="loading">Loading…</p>;
 
-  let page;
+  let page: JSX.Element;
   if (!user) {
     const mode = route[0] === 'signup' || (firstAccount && route[0] !== 'login') ? 'signup' : 'login';
     page = <AuthPage mode={mode} first={firstAccount} onSignedIn={(u) => (setFirstAccount(false), setUser(u), go('/projects'))} />;
@@ -55,6 +55,7 @@ function App() {
 
   return (
     <>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link; the click moves focus without touching the hash route */}
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>

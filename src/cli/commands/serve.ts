@@ -1,5 +1,5 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
 import { CliError, EXIT } from '../errors.js';
 import { intValue } from '../options.js';
@@ -36,6 +36,15 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
+/** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
+function secondsArg(name: string, min: number, max: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max) throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
+    return Math.round(n * 1000);
+  };
+}
+
 export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
@@ -60,6 +69,17 @@ export function registerServe(program: Command) {
     .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
     .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
     .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
+    .addOption(new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')))
+    .addOption(
+      new Option('--pg-connect-timeout <seconds>', 'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)').default(
+        env('WAITLIST_PG_CONNECT_TIMEOUT', '5'),
+      ),
+    )
+    .addOption(
+      new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
+        env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
+      ),
+    )
     .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
     .addHelpText(
       'after',
@@ -74,6 +94,11 @@ Examples:
     const { runServe } = await import('./serve-run.js');
     await runServe({
       ...dbConfig(opts),
+      pg: {
+        poolSize: intArg('--pg-pool-size', 1, 1000)(opts.pgPoolSize),
+        connectTimeoutMs: secondsArg('--pg-connect-timeout', 0.1, 600)(opts.pgConnectTimeout),
+        statementTimeoutMs: secondsArg('--pg-statement-timeout', 0.1, 3600)(opts.pgStatementTimeout),
+      },
       port: intArg('--port', 0, 65535)(opts.port),
       host: opts.host,
       openSignup: Boolean(opts.openSignup),
