@@ -1,6 +1,6 @@
 // Which email addresses the service accepts, and when two of them are the same address.
 //
-// The rule (documented in docs/api-email.md):
+// The rule (documented in docs/api.md, "Email addresses"):
 // - Internationalised domains (IDN) are accepted, in Unicode (`user@müller.de`) or in their ASCII
 //   punycode form (`user@xn--mller-kva.de`); both are one address.
 // - UTF-8 local parts (RFC 6531, `zoë@example.de`) are accepted: letters, marks and digits of any script

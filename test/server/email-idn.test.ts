@@ -1,4 +1,4 @@
-// Internationalised addresses (docs/api-email.md): IDN domains and UTF-8 local parts are accepted;
+// Internationalised addresses (docs/api.md, "Email addresses"): IDN domains and UTF-8 local parts are accepted;
 // one address written two ways (Unicode or punycode domain, NFC or decomposed, any case) is one
 // address for duplicate detection and log-in. On SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
