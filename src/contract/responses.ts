@@ -11,9 +11,15 @@ import type { ProjectSettings } from './schemas.js';
 
 const iso = z.iso.datetime({ offset: false }).describe('ISO-8601 UTC time');
 const isoOrNull = iso.nullable();
-const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`)).describe(`Opaque id, \`${prefix}_…\``);
+const id = (prefix: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`))
+    .describe(`Opaque id, \`${prefix}_…\``);
 
-export const userSchema = z.object({ userId: id('usr'), email: z.string(), name: z.string().nullable(), createdAt: iso }).meta({ id: 'User' });
+export const userSchema = z
+  .object({ userId: id('usr'), email: z.string(), name: z.string().nullable(), createdAt: iso })
+  .meta({ id: 'User' });
 
 export const projectSchema = z
   .object({ projectId: id('prj'), name: z.string(), slug: z.string(), createdAt: iso, updatedAt: iso })

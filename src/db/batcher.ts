@@ -1,6 +1,6 @@
 // Group commit, shared by both dialects: many callers' writes go to the database as one batch.
 //
-//   const joins = new Batcher<EntryRow, InsertEntryResult>((rows) => writeInOneTransaction(rows));
+//   const joins = new Batcher<EntryRow, InsertEntryResult>((rows) => writeInOneTransaction(rows), { maxBatch: 500 });
 //   const result = await joins.add(row); // settles after the transaction holding `row` has committed
 //   await joins.drain();                 // on close: everything queued is written
 //
@@ -12,6 +12,8 @@
 //   `add()` promise resolves with its item's result only after `write` resolved, i.e. after the commit.
 // - When `write` throws for a batch, every item of it is retried alone (`write([item])`), so one bad
 //   row fails only its own caller; that caller's promise rejects with the error of its lone retry.
+//   Unless `fatal(err)` returns an error: then every item of the batch rejects with it at once, nothing
+//   retried (the database is down: retrying row by row would wait out the connection timeout per row).
 //
 // Extending it (an outbox row, a join ordinal): do the extra work inside your `write`, in the same
 // transaction, and return it in the item's result. The batcher knows nothing about SQL.
@@ -25,16 +27,27 @@ interface Waiting<T, R> {
   reject: (err: unknown) => void;
 }
 
+export interface BatcherOptions {
+  /** Most items in one batch (default: no limit). */
+  maxBatch?: number;
+  /** Classifies a batch's error: an error returned fails the whole batch with it, undefined retries item by item. */
+  fatal?: (err: unknown) => unknown;
+}
+
 /** A queue that writes what was added together, one batch (one transaction) at a time. */
 export class Batcher<T, R> {
   private queue: Waiting<T, R>[] = [];
   private running: Promise<void> | null = null;
+  private readonly maxBatch: number;
+  private readonly fatal: (err: unknown) => unknown;
 
   constructor(
     private readonly write: BatchWriter<T, R>,
-    private readonly maxBatch = Number.POSITIVE_INFINITY,
+    options: BatcherOptions = {},
   ) {
-    if (!(maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
+    this.maxBatch = options.maxBatch ?? Number.POSITIVE_INFINITY;
+    this.fatal = options.fatal ?? (() => undefined);
+    if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
   }
 
   /** Queues one item; resolves with its result once the batch holding it has been written. */
@@ -73,14 +86,15 @@ export class Batcher<T, R> {
       results = await this.write(batch.map((w) => w.item));
       if (results.length !== batch.length) throw new Error(`batch writer returned ${results.length} results for ${batch.length} items`);
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
+      const whole = this.fatal(err);
+      if (whole !== undefined || batch.length === 1) {
+        for (const w of batch) w.reject(whole ?? err);
         return;
       }
       // One bad item must not fail its neighbours: each one alone, in order.
       for (const w of batch) await this.writeBatch([w]);
       return;
     }
-    batch.forEach((w, i) => w.resolve(results[i]!));
+    for (const [i, w] of batch.entries()) w.resolve(results[i]!);
   }
 }

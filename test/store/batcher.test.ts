@@ -71,10 +71,13 @@ describe('Batcher', () => {
 
   it('caps a batch at maxBatch items, keeping the order', async () => {
     const batches: number[][] = [];
-    const b = new Batcher<number, number>((batch) => {
-      batches.push([...batch]);
-      return batch.map((n) => n * 10);
-    }, 2);
+    const b = new Batcher<number, number>(
+      (batch) => {
+        batches.push([...batch]);
+        return batch.map((n) => n * 10);
+      },
+      { maxBatch: 2 },
+    );
     expect(await Promise.all([1, 2, 3, 4, 5].map((n) => b.add(n)))).toEqual([10, 20, 30, 40, 50]);
     expect(batches).toEqual([[1, 2], [3, 4], [5]]);
   });
@@ -93,6 +96,21 @@ describe('Batcher', () => {
     expect(calls).toEqual([[1, 2, 3], [1], [2], [3]]);
   });
 
+  it('a fatal error (the database is down) fails the whole batch at once, nothing retried', async () => {
+    const calls: number[][] = [];
+    const down = new Error('database unavailable');
+    const b = new Batcher<number, number>(
+      (batch) => {
+        calls.push([...batch]);
+        throw new Error('connection refused');
+      },
+      { fatal: (err) => ((err as Error).message === 'connection refused' ? down : undefined) },
+    );
+    const results = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
+    expect(results.map((r) => (r.status === 'rejected' ? r.reason : r))).toEqual([down, down, down]);
+    expect(calls).toEqual([[1, 2, 3]]);
+  });
+
   it('a writer returning the wrong number of results rejects the callers instead of misrouting', async () => {
     const b = new Batcher<number, number>(() => [1]);
     const results = await Promise.allSettled([b.add(1), b.add(2)]);
@@ -104,11 +122,14 @@ describe('Batcher', () => {
 
   it('drain waits for everything queued and in flight; the batcher works again afterwards', async () => {
     const done: number[] = [];
-    const b = new Batcher<number, number>(async (batch) => {
-      await new Promise((r) => setTimeout(r, 20));
-      done.push(...batch);
-      return batch;
-    }, 1);
+    const b = new Batcher<number, number>(
+      async (batch) => {
+        await new Promise((r) => setTimeout(r, 20));
+        done.push(...batch);
+        return batch;
+      },
+      { maxBatch: 1 },
+    );
     void b.add(1);
     void b.add(2);
     expect(b.pending).toBe(2);
@@ -120,6 +141,6 @@ describe('Batcher', () => {
   });
 
   it('refuses a maxBatch below 1', () => {
-    expect(() => new Batcher<number, number>((b) => b, 0)).toThrow(RangeError);
+    expect(() => new Batcher<number, number>((b) => b, { maxBatch: 0 })).toThrow(RangeError);
   });
 });

@@ -166,7 +166,12 @@ export function storeConformance(adapter: Adapter) {
       it('inserts and reads back every field exactly (booleans as booleans, settings as text)', async () => {
         const u = user();
         await store.insertUser(u);
-        const p = project(u.id, { allowedOrigins: '["https://a.example"]', blockDisposable: true, honeypotField: 'hp', settings: '{"x":1}' });
+        const p = project(u.id, {
+          allowedOrigins: '["https://a.example"]',
+          blockDisposable: true,
+          honeypotField: 'hp',
+          settings: '{"x":1}',
+        });
         expect(await store.insertProject(p)).toBe('inserted');
         expect(await store.projectForUser(u.id, p.id)).toEqual(p);
         expect(await store.projectBySlug(p.slug)).toEqual(p);
@@ -311,7 +316,9 @@ export function storeConformance(adapter: Adapter) {
 
       it('concurrent identical joins: exactly one is inserted', async () => {
         const { p, k } = await fixture();
-        const results = await Promise.all(Array.from({ length: 30 }, () => store.insertEntry(entry(p.id, { email: 'race@example.com' }), k.id)));
+        const results = await Promise.all(
+          Array.from({ length: 30 }, () => store.insertEntry(entry(p.id, { email: 'race@example.com' }), k.id)),
+        );
         expect(results.filter((r) => r === 'inserted')).toHaveLength(1);
         expect(results.filter((r) => r === 'duplicate')).toHaveLength(29);
       });
@@ -320,7 +327,11 @@ export function storeConformance(adapter: Adapter) {
         const { p, k } = await fixture();
         const good = [entry(p.id), entry(p.id)];
         const bad = entry('prj_does_not_exist'); // foreign key violation
-        const results = await Promise.allSettled([store.insertEntry(good[0]!, k.id), store.insertEntry(bad, k.id), store.insertEntry(good[1]!, k.id)]);
+        const results = await Promise.allSettled([
+          store.insertEntry(good[0]!, k.id),
+          store.insertEntry(bad, k.id),
+          store.insertEntry(good[1]!, k.id),
+        ]);
         expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
         expect((await store.listEntries(p.id, { offset: 0, limit: 10 })).total).toBe(2);
       });
@@ -438,7 +449,12 @@ export function storeConformance(adapter: Adapter) {
           }
           return out;
         };
-        expect(await walk()).toEqual(rows.filter((_, i) => i !== 3).reverse().map((r) => r.id));
+        expect(await walk()).toEqual(
+          rows
+            .filter((_, i) => i !== 3)
+            .reverse()
+            .map((r) => r.id),
+        );
         expect(await walk('odd')).toEqual([rows[5]!.id, rows[1]!.id]);
       });
 
@@ -449,8 +465,17 @@ export function storeConformance(adapter: Adapter) {
         expect(await store.entryInProject(other.id, e.id)).toBeUndefined();
         expect(await store.updateEntry(other.id, e.id, { name: 'x' }, T0)).toBeUndefined();
         expect(await store.softDeleteEntry(other.id, e.id, T0)).toBeUndefined();
-        expect(await store.updateEntry(p.id, e.id, { metadata: '{"a":1}' }, T0 + 1)).toEqual({ ...e, metadata: '{"a":1}', updatedAt: T0 + 1 });
-        expect(await store.updateEntry(p.id, e.id, { name: null }, T0 + 2)).toEqual({ ...e, name: null, metadata: '{"a":1}', updatedAt: T0 + 2 });
+        expect(await store.updateEntry(p.id, e.id, { metadata: '{"a":1}' }, T0 + 1)).toEqual({
+          ...e,
+          metadata: '{"a":1}',
+          updatedAt: T0 + 1,
+        });
+        expect(await store.updateEntry(p.id, e.id, { name: null }, T0 + 2)).toEqual({
+          ...e,
+          name: null,
+          metadata: '{"a":1}',
+          updatedAt: T0 + 2,
+        });
       });
 
       it('a soft-deleted entry cannot be read, updated or deleted again', async () => {

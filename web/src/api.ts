@@ -2,9 +2,9 @@
 // origin. The browser keeps and sends the session cookie; the client adds nothing of its own. Pages call
 // `api.<method>` with the client's names; this file only adds the display text of errors.
 import { ApiError, WaitlistClient } from '../../src/client/index.js';
-import type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User } from '../../src/contract/types.js';
+import type { ApiKey, AuthStatus, CreatedApiKey, Entry, Issue, Page, Project, Stats, User } from '../../src/contract/types.js';
 
-export type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User };
+export type { ApiKey, AuthStatus, CreatedApiKey, Entry, Issue, Page, Project, Stats, User };
 export { ApiError };
 
 /** Called on any 401 (outside /api/auth/) so the app can send the user back to the login page. */

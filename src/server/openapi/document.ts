@@ -56,7 +56,8 @@ function schemaOf(schema: z.ZodType | Json, io: 'input' | 'output', components: 
     if (Array.isArray(v)) return v.map(fixRefs);
     if (v && typeof v === 'object') {
       const o: Json = {};
-      for (const [k, x] of Object.entries(v)) o[k] = k === '$ref' && typeof x === 'string' ? x.replace('#/$defs/', '#/components/schemas/') : fixRefs(x);
+      for (const [k, x] of Object.entries(v))
+        o[k] = k === '$ref' && typeof x === 'string' ? x.replace('#/$defs/', '#/components/schemas/') : fixRefs(x);
       return o;
     }
     return v;
@@ -113,7 +114,9 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
         name,
         in: 'query',
         required: false,
-        ...(known ? { description: known.description, schema: known.schema } : { schema: schemaOf(field as z.ZodType, 'input', components) }),
+        ...(known
+          ? { description: known.description, schema: known.schema }
+          : { schema: schemaOf(field as z.ZodType, 'input', components) }),
       });
     }
   }
@@ -149,8 +152,8 @@ export function buildDocument(version: string): Json {
   schemaOf(errorEnvelopeSchema, 'output', components);
   const paths: Record<string, Json> = {};
   for (const r of ROUTES) {
-    const item = (paths[openapiPath(r.path)] ??= {});
-    item[r.method] = operation(r, components);
+    const path = openapiPath(r.path);
+    paths[path] = { ...paths[path], [r.method]: operation(r, components) };
   }
   return {
     openapi: '3.1.0',

@@ -2,6 +2,7 @@
 // script, no CDN, no viewer package: nothing from elsewhere, works offline and with JavaScript off).
 import { escapeHtml, html, raw, type Raw } from '../pages/html.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the page walks the document built by document.ts, whose shape it knows
 type Json = Record<string, any>;
 
 /** The page's own styles (on top of the shell's). */
@@ -27,16 +28,21 @@ function operation(method: string, path: string, op: Json): Raw {
 <span class="muted">${md(op.summary)}</span></summary><div>
 ${op.description ? html`<p>${md(op.description)}</p>` : ''}
 <p class="muted">Auth: ${auth === 'session' ? 'session cookie' : auth === 'apiKey' ? 'API key (Bearer)' : 'none'}</p>
-${params.length ? html`<h3>Parameters</h3><table><tr><th>Name</th><th>In</th><th>Schema</th><th>Description</th></tr>${params.map(
-  (p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td><code>${JSON.stringify(p.schema)}</code></td><td>${md(p.description)}</td></tr>`,
-)}</table>` : ''}
+${
+  params.length
+    ? html`<h3>Parameters</h3><table><tr><th>Name</th><th>In</th><th>Schema</th><th>Description</th></tr>${params.map(
+        (p) =>
+          html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td><code>${JSON.stringify(p.schema)}</code></td><td>${md(p.description)}</td></tr>`,
+      )}</table>`
+    : ''
+}
 ${body ? html`<h3>Request body (application/json)</h3><pre>${json(body)}</pre>` : ''}
 <h3>Responses</h3>${Object.entries(op.responses as Json).map(([status, r]) => {
-  const content = Object.entries((r as Json).content ?? {}) as [string, Json][];
-  return html`<p><strong>${status}</strong> ${md((r as Json).description)}</p>${content.map(([type, c]) =>
-    c.schema?.$ref === '#/components/schemas/Error' ? '' : html`<p class="muted">${type}</p><pre>${json(c.schema)}</pre>`,
-  )}`;
-})}
+    const content = Object.entries((r as Json).content ?? {}) as [string, Json][];
+    return html`<p><strong>${status}</strong> ${md((r as Json).description)}</p>${content.map(([type, c]) =>
+      c.schema?.$ref === '#/components/schemas/Error' ? '' : html`<p class="muted">${type}</p><pre>${json(c.schema)}</pre>`,
+    )}`;
+  })}
 </div></details>`;
 }
 
@@ -56,4 +62,3 @@ export function docsBody(doc: Json): Raw {
 ${[...byTag].map(([tag, ops]) => html`<h2>${tag}</h2>${ops}`)}
 <h2>Schemas</h2>${schemas.map(([name, s]) => html`<details class="op" id="schema-${name}"><summary><code>${name}</code></summary><div><pre>${json(s)}</pre></div></details>`)}`;
 }
-

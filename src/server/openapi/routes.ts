@@ -182,7 +182,15 @@ export const ROUTES: ApiRoute[] = [
     auth: 'session',
     ok: { status: 200 },
   },
-  { method: 'get', path: '/api/auth/me', id: 'me', tag: 'Auth', summary: 'The signed-in user', auth: 'session', ok: { status: 200, data: userSchema } },
+  {
+    method: 'get',
+    path: '/api/auth/me',
+    id: 'me',
+    tag: 'Auth',
+    summary: 'The signed-in user',
+    auth: 'session',
+    ok: { status: 200, data: userSchema },
+  },
 
   // ---- projects ----
   {
