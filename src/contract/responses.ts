@@ -2,7 +2,7 @@
 // The TypeScript types in types.ts stay what code uses; the checks at the bottom fail the build when a
 // schema here and its type there disagree, so changing a response means changing both.
 import { z } from 'zod';
-import type { ApiKey, CreatedApiKey, Entry, JoinResult, Project, Stats, User } from './types.js';
+import type { ApiKey, AuthStatus, CreatedApiKey, Entry, JoinResult, Project, Stats, User } from './types.js';
 import { eventSettingsShape } from './settings-events.js';
 import { lifecycleSettingsShape } from './settings-lifecycle.js';
 import { surfaceSettingsShape } from './settings-surface.js';
@@ -20,6 +20,20 @@ const id = (prefix: string) =>
 export const userSchema = z
   .object({ userId: id('usr'), email: z.string(), name: z.string().nullable(), createdAt: iso })
   .meta({ id: 'User' });
+
+/** GET /api/auth/status `data`. */
+export const authStatusSchema = z
+  .object({
+    signupOpen: z.boolean().describe('Whether POST /api/auth/signup would accept a new account now'),
+    hasUsers: z.boolean(),
+  })
+  .meta({ id: 'AuthStatus' });
+
+/** GET /readyz `data` (200 only; not ready answers 503 service_unavailable naming the failing check). */
+export const readinessSchema = z.object({
+  status: z.literal('ready'),
+  checks: z.array(z.object({ name: z.string(), ok: z.boolean(), reason: z.string().optional(), ms: z.number() })),
+});
 
 export const projectSchema = z
   .object({ projectId: id('prj'), name: z.string(), slug: z.string(), createdAt: iso, updatedAt: iso })
@@ -115,6 +129,7 @@ export const errorEnvelopeSchema = z
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree = <T extends true>(): T => true as T;
 agree<Same<z.output<typeof userSchema>, User>>();
+agree<Same<z.output<typeof authStatusSchema>, AuthStatus>>();
 agree<Same<z.output<typeof projectSchema>, Project>>();
 agree<Same<z.output<typeof apiKeySchema>, ApiKey>>();
 agree<Same<z.output<typeof createdApiKeySchema>, CreatedApiKey>>();

@@ -15,6 +15,8 @@ type Json = Record<string, any>;
 /** The operations of CONTRACT.md (besides the preflight and this document), all exercised by the tour. */
 const CONTRACT_OPERATIONS = [
   'getHealth',
+  'getReadiness',
+  'authStatus',
   'joinWaitlist',
   'signup',
   'login',
@@ -135,6 +137,8 @@ describe('real responses match the document', () => {
       return r;
     };
     conforms('GET', '/healthz', await c.get('/healthz'));
+    conforms('GET', '/readyz', await c.get('/readyz'));
+    await call('GET', '/api/auth/status');
     await call('GET', '/api/auth/me'); // 401
     await call('POST', '/api/auth/signup', { email: 'tour@example.com', password: 'correct horse', name: 'Tour' });
     await call('POST', '/api/auth/signup', { email: 'x' }); // 400 / 403

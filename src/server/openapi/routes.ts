@@ -35,6 +35,7 @@ import {
 } from '../../contract/schemas.js';
 import {
   apiKeySchema,
+  authStatusSchema,
   createdApiKeySchema,
   deleted,
   entrySchema,
@@ -42,6 +43,7 @@ import {
   pageSchema,
   projectSchema,
   projectSettingsSchema,
+  readinessSchema,
   statsSchema,
   userSchema,
 } from '../../contract/responses.js';
@@ -105,6 +107,16 @@ export const ROUTES: ApiRoute[] = [
   },
   {
     method: 'get',
+    path: '/readyz',
+    id: 'getReadiness',
+    tag: 'Service',
+    summary: 'Readiness: may this instance take traffic now (the database answers, not shutting down)',
+    auth: 'none',
+    ok: { status: 200, data: readinessSchema },
+    errors: ['service_unavailable'],
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     id: 'getOpenApiDocument',
     tag: 'Service',
@@ -141,6 +153,16 @@ export const ROUTES: ApiRoute[] = [
   },
 
   // ---- auth ----
+  {
+    method: 'get',
+    path: '/api/auth/status',
+    id: 'authStatus',
+    tag: 'Auth',
+    summary: 'Whether sign-up is open and whether the server has any account (public)',
+    auth: 'none',
+    ok: { status: 200, data: authStatusSchema },
+    errors: ['rate_limited'],
+  },
   {
     method: 'post',
     path: '/api/auth/signup',
