@@ -8,6 +8,9 @@ import { authRoutes } from './routes/auth.js';
 import { entryRoutes } from './routes/entries.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { subscriberRoutes } from './routes/subscriber.js';
+import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
 import { dashboardRoutes } from './static.js';
@@ -19,6 +22,8 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(apiGuard(deps));
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
   joinRoutes(app, deps);
+  subscriberRoutes(app, deps);
+  subscriberPages(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
@@ -26,6 +31,7 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  lifecycleRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

@@ -2,6 +2,7 @@
 import type { Request } from 'polka';
 import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
+import type { LifecycleMail } from '../core/lifecycle-mail.js';
 import type { Trust } from './client-ip.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
 
@@ -31,6 +32,8 @@ export interface Deps {
   trust: Trust | null;
   joinLimiter: JoinLimiter | null;
   authLimiter: AuthLimiter | null;
+  /** The lifecycle's email step (confirmation, invite); default: none unless WAITLIST_SMTP_URL is set. */
+  mail?: LifecycleMail;
 }
 
 /** The signed-in user of a request that passed requireSession. */

@@ -22,6 +22,7 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import * as s from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
@@ -34,6 +35,7 @@ const MAX_BATCH = 500;
 interface Pending {
   row: EntryRow;
   keyId: string;
+  boost: number;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -63,11 +65,13 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  readonly lifecycle: PgLifecycle;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase<typeof s>,
   ) {
+    this.lifecycle = new PgLifecycle(db);
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
     this.sweeper = setInterval(() => {
       this.db
@@ -248,6 +252,7 @@ class PgStore implements Store {
           projectId: s.apiKeys.projectId,
           secretHash: s.apiKeys.secretHash,
           revokedAt: s.apiKeys.revokedAt,
+          kind: s.apiKeys.kind,
         })
         .from(s.apiKeys)
         .where(eq(s.apiKeys.lookup, lookup)),
@@ -258,9 +263,9 @@ class PgStore implements Store {
   // Joins queued while a batch is in flight go out together as one multi-row INSERT … ON CONFLICT
   // DO NOTHING RETURNING id: one round trip and one commit for many requests; each promise settles
   // after that statement committed. A row missing from RETURNING hit the live-email unique index.
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, boost = 0): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, boost, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -282,11 +287,31 @@ class PgStore implements Store {
   }
 
   private async insertBatch(batch: Pending[]) {
-    const inserted = await this.db
-      .insert(s.entries)
-      .values(batch.map((p) => p.row))
-      .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
-      .returning({ id: s.entries.id });
+    // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
+    // and the referral credits of rows that enter the queue as waiting.
+    const inserted = await this.db.transaction(async (tx) => {
+      const byProject = new Map<string, Pending[]>();
+      for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
+      for (const projectId of [...byProject.keys()].sort()) {
+        const rows = byProject.get(projectId)!;
+        let next = await reserveOrdinalsIn(tx, projectId, rows.length);
+        for (const p of rows) {
+          p.row.ordinal = next++;
+          p.row.k = p.row.ordinal;
+        }
+      }
+      const ids = await tx
+        .insert(s.entries)
+        .values(batch.map((p) => p.row))
+        .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
+        .returning({ id: s.entries.id });
+      const got = new Set(ids.map((r) => r.id));
+      const credits = batch
+        .filter((p) => got.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
+        .sort((a, b) => (a.row.referredBy! < b.row.referredBy! ? -1 : 1));
+      for (const p of credits) await creditIn(tx, p.row.projectId, p.row.referredBy, 1, p.boost);
+      return ids;
+    });
     const ids = new Set(inserted.map((r) => r.id));
     for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
     const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];

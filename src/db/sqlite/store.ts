@@ -13,6 +13,7 @@ import {
   type Counted,
   type EntryRow,
   type InsertEntryResult,
+  type KeyAuthRow,
   type KeyRow,
   type LimiterOptions,
   type PageArgs,
@@ -24,6 +25,7 @@ import {
   type UserRow,
 } from '../store.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteLifecycle } from './lifecycle.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
 
@@ -33,6 +35,7 @@ const DAY_MS = 86_400_000;
 interface Pending {
   row: EntryRow;
   keyId: string;
+  boost: number;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -55,16 +58,18 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  readonly lifecycle: SqliteLifecycle;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite);
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
-      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
     this.projectBySlugStmt = sqlite.prepare(
@@ -74,9 +79,14 @@ class SqliteStore implements Store {
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId }) => {
+      const out = batch.map(({ row, keyId, boost }) => {
         used.set(keyId, row.createdAt);
-        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
+        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.k = row.ordinal;
+        if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost);
+        return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
@@ -228,15 +238,13 @@ class SqliteStore implements Store {
       .get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as
-      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
-      | undefined;
+    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, boost = 0): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, boost, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }

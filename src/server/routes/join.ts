@@ -9,7 +9,10 @@ import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
 import { newId } from '../../core/ids.js';
-import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { referralUrlOf, resendIfPending, subscriberLinks } from '../../core/lifecycle.js';
+import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { normEmail } from '../../core/users.js';
+import { baseUrl, checkKind, mailOf } from '../lifecycle-http.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
@@ -65,6 +68,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
         'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
       });
     }
+    checkKind(key, req, false); // a secret key sent from a browser → 403
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
@@ -84,6 +88,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     }
     checkDisposable(project, body.email);
     const ua = req.headers['user-agent'];
+    const base = baseUrl(deps, req);
     const entry = await joinWaitlist(
       store,
       {
@@ -92,15 +97,37 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
         ip,
         country: ip ? countryOf(ip) : null,
         userAgent: ua ? ua.slice(0, 512) : null,
+        project,
       },
       body,
-    );
-    send(res, 201, 'You are on the waitlist', {
+    ).catch(async (err: unknown) => {
+      // A still-pending email joining again: resend its confirmation (throttled), answer 409 as before.
+      if (err instanceof AppError && err.code === 'email_taken' && featureSettings(project).doubleOptIn) {
+        await resendIfPending(store, mailOf(deps), project, normEmail(body.email), base).catch(() => undefined);
+      }
+      throw err;
+    });
+    if (entry.confirmToken) {
+      // TODO(events): queued through the outbox in the join's transaction once the events layer lands.
+      await mailOf(deps)
+        .confirmation(project, { entryId: entry.id, email: entry.email, name: entry.name }, {
+          confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(entry.confirmToken)}`,
+          ...subscriberLinks(project, base, entry.statusToken),
+        })
+        .catch(() => undefined);
+    }
+    const position = (await store.lifecycle.positions(project.id, [entry])).get(entry.id) ?? null;
+    send(res, 201, entry.status === 'pending' ? 'Check your inbox to confirm your email' : 'You are on the waitlist', {
       entryId: entry.id,
       email: entry.email,
       name: entry.name,
       source: entry.source,
       createdAt: new Date(entry.createdAt).toISOString(),
+      status: entry.status,
+      position,
+      referralCode: entry.referralCode,
+      referralUrl: referralUrlOf(project, base, entry.referralCode!),
+      statusToken: entry.statusToken,
     });
   });
 }
