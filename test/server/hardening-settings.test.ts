@@ -1,5 +1,6 @@
 // Per-project join settings over HTTP: the sub-resource itself, and what each setting does at join.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import {
   cleanup,
   Client,
@@ -25,7 +26,7 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const DEFAULTS = { allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
+const DEFAULTS = { ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {

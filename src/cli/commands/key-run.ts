@@ -18,8 +18,8 @@ export async function getKey(keyId: string, opts: ProjectOpt) {
   output(opts).item(await client.getKey(opts.project, keyId));
 }
 
-export async function createKey(opts: ProjectOpt & { name: string }) {
-  const body = validate(createKeyBody, { name: opts.name });
+export async function createKey(opts: ProjectOpt & { name: string; kind?: 'publishable' | 'secret' }) {
+  const body = validate(createKeyBody, { name: opts.name, ...(opts.kind ? { kind: opts.kind } : {}) });
   const client = await sessionClient();
   const k = await client.createKey(opts.project, body);
   const out = output(opts);
