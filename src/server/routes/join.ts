@@ -9,7 +9,7 @@ import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
 import { newId } from '../../core/ids.js';
-import { referralUrlOf, resendIfPending, subscriberLinks } from '../../core/lifecycle.js';
+import { newReferralCode, newSecret, referralUrlOf, resendIfPending, subscriberLinks } from '../../core/lifecycle.js';
 import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
 import { normEmail } from '../../core/users.js';
 import { baseUrl, checkKind, mailOf } from '../lifecycle-http.js';
@@ -76,13 +76,20 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     }
     const body = await readJson(req, joinSchemaFor(project));
     if (honeypotFilled(project, body)) {
-      // A bot: answer like a success, store nothing.
-      send(res, 201, 'You are on the waitlist', {
+      // A bot: answer like a success (same fields, plausible values), store nothing.
+      const pending = featureSettings(project).doubleOptIn;
+      const code = newReferralCode();
+      send(res, 201, pending ? 'Check your inbox to confirm your email' : 'You are on the waitlist', {
         entryId: newId('ent'),
         email: body.email,
         name: body.name ? body.name : null,
         source: body.source ?? DEFAULT_SOURCE,
         createdAt: new Date().toISOString(),
+        status: pending ? 'pending' : 'waiting',
+        position: pending ? null : (await store.lifecycle.waitingTotal(project.id)) + 1,
+        referralCode: code,
+        referralUrl: referralUrlOf(project, baseUrl(deps, req), code),
+        statusToken: newSecret(),
       });
       return;
     }
