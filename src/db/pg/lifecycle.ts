@@ -29,12 +29,16 @@ export async function reserveOrdinalsIn(tx: Conn, projectId: string, n: number):
   return Number(r.rows[0]!.last) - n + 1;
 }
 
-/** Adds `delta` counted referrals to a live referrer, moving its k by the boost (inside `tx`). */
-export async function creditIn(tx: Conn, projectId: string, referrerId: string | null, delta: number, boost: number) {
+/** The project's referralBoost, read inside the writing transaction (never a caller's stale copy). */
+const boostOf = (projectId: string) =>
+  sql`(SELECT coalesce((settings::jsonb->>'referralBoost')::bigint, 0) FROM projects WHERE id = ${projectId})`;
+
+/** Adds `delta` counted referrals to a live referrer, moving its k by the project's boost (inside `tx`). */
+export async function creditIn(tx: Conn, projectId: string, referrerId: string | null, delta: number, _boost?: number) {
   if (!referrerId) return;
   await tx.execute(
     sql`UPDATE entries SET referrals = greatest(0, referrals + ${delta}),
-          k = ordinal - ${boost}::bigint * greatest(0, referrals + ${delta})
+          k = ordinal - ${boostOf(projectId)} * greatest(0, referrals + ${delta})
         WHERE id = ${referrerId} AND project_id = ${projectId} AND deleted_at IS NULL`,
   );
 }
@@ -264,11 +268,11 @@ export class PgLifecycle implements LifecycleStore {
     return { result: r.status === 'accepted' ? 'used' : 'expired', row: r };
   }
 
-  async applyBoost(projectId: string, boost: number) {
+  async applyBoost(projectId: string, _boost?: number) {
     await this.db.transaction(async (tx) => {
       await lockQueue(tx, projectId);
       await tx.execute(
-        sql`UPDATE entries SET k = ordinal - ${boost}::bigint * referrals WHERE project_id = ${projectId} AND referrals > 0`,
+        sql`UPDATE entries SET k = ordinal - ${boostOf(projectId)} * referrals WHERE project_id = ${projectId} AND referrals > 0`,
       );
     });
   }

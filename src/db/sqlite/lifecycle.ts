@@ -6,6 +6,8 @@ import type { Counted, EntryRow, PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
 
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
+/** The project's referralBoost, read inside the writing transaction. */
+const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
 const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
 
 export class SqliteLifecycle implements LifecycleStore {
@@ -47,13 +49,17 @@ export class SqliteLifecycle implements LifecycleStore {
     return this.tx(() => this.reserveOrdinalsSync(projectId, n));
   }
 
-  /** Adds `delta` counted referrals to a live referrer, moving its k by the boost. Inside a transaction. */
-  creditSync(projectId: string, referrerId: string | null, delta: number, boost: number): void {
+  /**
+   * Adds `delta` counted referrals to a live referrer, moving its k. Inside a transaction. The boost is
+   * read from the project row in the same transaction (not the caller's copy), so a concurrent
+   * referralBoost change can never leave a stale k behind.
+   */
+  creditSync(projectId: string, referrerId: string | null, delta: number, _boost?: number): void {
     if (!referrerId) return;
     this.stmt(
-      `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
+      `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - ${BOOST_SQL} * max(0, referrals + @delta)
        WHERE id = @id AND project_id = @projectId AND deleted_at IS NULL`,
-    ).run({ delta, boost, id: referrerId, projectId });
+    ).run({ delta, id: referrerId, projectId });
   }
 
   /** Whether a row's referral counts for its referrer (LIFECYCLE.md: live and past pending). */
@@ -262,9 +268,9 @@ export class SqliteLifecycle implements LifecycleStore {
     });
   }
 
-  async applyBoost(projectId: string, boost: number) {
+  async applyBoost(projectId: string, _boost?: number) {
     this.tx(() => {
-      this.stmt('UPDATE entries SET k = ordinal - ? * referrals WHERE project_id = ? AND referrals > 0').run(boost, projectId);
+      this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({ projectId });
     });
   }
 
