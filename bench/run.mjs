@@ -414,6 +414,7 @@ try {
   await benchJoin();
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   await benchReads();
+  await (await import('./lifecycle.mjs')).benchLifecycle({ SIZE, LOAD_S, log, row, fmt, freshDb, startServer, stop, api, setUp, p50, timed });
   benchCli();
   console.log('');
   printTable();
