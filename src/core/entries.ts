@@ -3,6 +3,8 @@ import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
 import type { EntryRow, PageArgs, Store } from '../db/store.js';
 import { AppError, notFound } from './errors.js';
+import { newEvent } from './outbox.js';
+import { toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
 
@@ -34,7 +36,9 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     updatedAt: now,
     deletedAt: null,
   };
-  if ((await store.insertEntry(row, ctx.keyId)) === 'duplicate') {
+  // entry.created is written in the join's group commit (never lost, never sent for a duplicate).
+  const outbox = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
+  if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }
   return row;
@@ -59,7 +63,10 @@ export async function updateEntry(store: Store, projectId: string, entryId: stri
 }
 
 export async function deleteEntry(store: Store, projectId: string, entryId: string) {
-  const e = await store.softDeleteEntry(projectId, entryId, Date.now());
+  const now = Date.now();
+  const e = await store.softDeleteEntry(projectId, entryId, now, (deleted) => ({
+    events: [newEvent('entry.deleted', projectId, toEntry(deleted), now)],
+  }));
   if (!e) throw notFound('Entry');
   return e;
 }

@@ -105,3 +105,4 @@ export const entryCounts = sqliteTable('entry_counts', {
   projectId: text('project_id').primaryKey(),
   live: integer('live').notNull(),
 });
+export * from './schema-events.js';

@@ -23,7 +23,9 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
 
@@ -33,6 +35,7 @@ const DAY_MS = 86_400_000;
 interface Pending {
   row: EntryRow;
   keyId: string;
+  outbox: OutboxWrites | undefined;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -55,12 +58,16 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  readonly events: SqliteEventStore;
+  private outboxListeners: (() => void)[] = [];
+  private wroteOutbox = false;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
@@ -74,9 +81,11 @@ class SqliteStore implements Store {
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId }) => {
+      const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
-        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+        if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
+        return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
@@ -234,9 +243,9 @@ class SqliteStore implements Store {
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, outbox, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -257,6 +266,16 @@ class SqliteStore implements Store {
         }
       }
     }
+    if (this.wroteOutbox) this.outboxWritten();
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    this.wroteOutbox = false;
+    for (const l of this.outboxListeners) l();
   }
 
   private entryFilter(projectId: string): SQL {
@@ -287,13 +306,19 @@ class SqliteStore implements Store {
       .returning()
       .get();
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return this.db
-      .update(s.entries)
-      .set({ deletedAt: now, updatedAt: now })
-      .where(this.liveEntry(projectId, entryId))
-      .returning()
-      .get();
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = this.sqlite.transaction(() => {
+      const r = this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning()
+        .get();
+      if (r && outbox) writeOutbox(this.sqlite, outbox(r));
+      return r;
+    })();
+    if (row && outbox) this.outboxWritten();
+    return row;
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);
