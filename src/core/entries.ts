@@ -1,9 +1,11 @@
 // Waitlist entries: join (the public hot path), list/search, read, update, soft delete, export, stats.
 import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
-import type { EntryRow, PageArgs, Store } from '../db/store.js';
+import type { OutboxWrites } from '../db/outbox.js';
+import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
 import { AppError, notFound } from './errors.js';
-import { newEvent } from './outbox.js';
+import { newEmail, newEvent } from './outbox.js';
+import { featureSettings } from './settings.js';
 import { toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
@@ -16,6 +18,8 @@ export interface JoinContext {
   ip: string | null;
   country: string | null;
   userAgent: string | null;
+  /** The project, when known: its settings decide the welcome email. */
+  project?: Pick<ProjectRow, 'settings'>;
 }
 
 /** Adds a subscriber; 409 email_taken when a live entry of the project has the same email. */
@@ -37,7 +41,10 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     deletedAt: null,
   };
   // entry.created is written in the join's group commit (never lost, never sent for a duplicate).
-  const outbox = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
+  const outbox: OutboxWrites = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
+  if (ctx.project && featureSettings(ctx.project).welcomeEmail) {
+    outbox.emails = [newEmail(row.projectId, 'welcome', row.email, { email: row.email, name: row.name }, now)];
+  }
   if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }

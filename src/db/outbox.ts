@@ -146,8 +146,8 @@ export interface EventStore {
   deleteTemplates(projectId: string, names: string[]): Promise<void>;
 
   // dispatcher
-  /** Appends outbox rows in a transaction of their own (test pings, digests). */
-  append(writes: OutboxWrites, deliveries?: NewDelivery[]): Promise<void>;
+  /** Appends outbox rows in a transaction of their own; `fanned`: the events need no fan-out (test pings). */
+  append(writes: OutboxWrites, deliveries?: NewDelivery[], fanned?: boolean): Promise<void>;
   /** Claims up to `limit` events not yet fanned out, turns them into deliveries with `plan`, marks them. */
   fanOut(limit: number, plan: FanOutPlan): Promise<number>;
   /** Claims up to `limit` due pending deliveries until `now + leaseMs`. */
@@ -156,6 +156,8 @@ export interface EventStore {
   claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number): Promise<ClaimedDelivery | undefined>;
   /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */
   finish(id: string, lease: number, outcome: DeliveryOutcome, now: number): Promise<boolean>;
+  /** Live entries of a project created in [from, to): their number and the first `limit` (hourly digest). */
+  signupsBetween(projectId: string, from: number, to: number, limit: number): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
   /** Removes pending email rows (no SMTP: nothing piles up); returns how many. */
   dropPendingEmails(): Promise<number>;
   /** Undelivered work: events not fanned out + pending deliveries, counted up to `cap`. */

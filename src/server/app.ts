@@ -10,6 +10,8 @@ import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { templateRoutes } from './routes/templates.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
@@ -26,6 +28,8 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  webhookRoutes(app, deps);
+  templateRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

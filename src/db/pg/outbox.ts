@@ -140,9 +140,10 @@ export class PgEventStore implements EventStore {
   }
 
   // ---- dispatcher ----
-  async append(writes: OutboxWrites, deliveries: NewDelivery[] = []) {
+  async append(writes: OutboxWrites, deliveries: NewDelivery[] = [], fanned = false) {
     await this.db.transaction(async (tx) => {
       await writeOutboxPg(tx, writes);
+      if (fanned && writes.events?.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, writes.events.map((e) => e.id)));
       await insertDeliveries(tx, deliveries);
     });
     this.written();
@@ -217,6 +218,15 @@ export class PgEventStore implements EventStore {
     return r.rowCount === 1;
   }
 
+  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
+    const where = sql`project_id = ${projectId} AND created_at >= ${from} AND created_at < ${to} AND deleted_at IS NULL`;
+    const [c, r] = await Promise.all([
+      this.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM entries WHERE ${where}`),
+      this.db.execute<{ email: string; name: string | null }>(sql`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ${limit}`),
+    ]);
+    return { count: Number(c.rows[0]?.n ?? 0), rows: r.rows };
+  }
+
   async dropPendingEmails() {
     const r = await this.db.execute(sql`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`);
     return r.rowCount ?? 0;
@@ -240,6 +250,6 @@ export class PgEventStore implements EventStore {
 async function insertDeliveries(tx: PgExecutor, rows: NewDelivery[]) {
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
-    await tx.insert(s.deliveries).values(chunk);
+    await tx.insert(s.deliveries).values(chunk).onConflictDoNothing(); // digest rows have fixed ids
   }
 }

@@ -141,9 +141,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   // ---- dispatcher ----
-  async append(writes: OutboxWrites, deliveries: NewDelivery[] = []) {
+  async append(writes: OutboxWrites, deliveries: NewDelivery[] = [], fanned = false) {
     this.sqlite.transaction(() => {
       writeOutbox(this.sqlite, writes);
+      if (fanned) for (const e of writes.events ?? []) this.db.update(s.events).set({ fannedOut: true }).where(eq(s.events.id, e.id)).run();
       this.insertDeliveries(deliveries);
     })();
     this.written();
@@ -152,7 +153,7 @@ export class SqliteEventStore implements EventStore {
   private insertDeliveries(rows: NewDelivery[]) {
     for (let i = 0; i < rows.length; i += 200) {
       const chunk = rows.slice(i, i + 200).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
-      this.db.insert(s.deliveries).values(chunk).run();
+      this.db.insert(s.deliveries).values(chunk).onConflictDoNothing().run(); // digest rows have fixed ids
     }
   }
 
@@ -235,6 +236,15 @@ export class SqliteEventStore implements EventStore {
       )
       .run(o.status, o.attempts, o.lastStatusCode, o.lastError, o.nextAttemptAt, o.clearData ? 1 : 0, now, id, lease);
     return r.changes === 1;
+  }
+
+  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
+    const where = `project_id = ? AND created_at >= ? AND created_at < ? AND deleted_at IS NULL`;
+    const n = (this.sqlite.prepare(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(projectId, from, to) as { n: number }).n;
+    const rows = this.sqlite
+      .prepare(`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ?`)
+      .all(projectId, from, to, limit) as { email: string; name: string | null }[];
+    return { count: n, rows };
   }
 
   async dropPendingEmails() {

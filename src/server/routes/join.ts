@@ -88,6 +88,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
       store,
       {
         projectId: project.id,
+        project,
         keyId: key.id,
         ip,
         country: ip ? countryOf(ip) : null,
