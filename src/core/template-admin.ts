@@ -11,6 +11,9 @@ export async function getTemplates(store: Store, projectId: string): Promise<Tem
 
 /** Applies the parts given; a part (or a whole template) set to null goes back to the default. */
 export async function putTemplates(store: Store, projectId: string, body: PutTemplatesBody): Promise<Templates> {
+  if (!EMAIL_TEMPLATES.some((n) => body[n] !== undefined)) {
+    throw invalidField('welcome', `Give at least one template: ${EMAIL_TEMPLATES.join(', ')}`);
+  }
   const current = await store.events.templates(projectId);
   const rows: TemplateRow[] = [];
   const reset: string[] = [];

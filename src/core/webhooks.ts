@@ -82,6 +82,9 @@ export async function getWebhook(store: Store, projectId: string, webhookId: str
 
 export async function updateWebhook(store: Store, projectId: string, webhookId: string, body: UpdateWebhookBody, allowPrivate: boolean) {
   await getWebhook(store, projectId, webhookId);
+  if (body.url === undefined && body.events === undefined && body.enabled === undefined) {
+    throw invalidField('url', 'Give at least one of url, events, enabled');
+  }
   if (body.url !== undefined) await checkUrl(body.url, allowPrivate);
   const patch: WebhookPatch = {};
   if (body.url !== undefined) patch.url = body.url;

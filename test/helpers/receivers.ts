@@ -95,7 +95,7 @@ export async function startMailReceiver(auth?: { user: string; password: string 
       simpleParser(stream)
         .then((mail) => {
           m.mails.push(mail);
-          m.rawHeaders.push(new Map([...mail.headers].map(([k, v]) => [k.toLowerCase(), typeof v === 'string' ? v : JSON.stringify(v)])));
+          m.rawHeaders.push(new Map(mail.headerLines.map((h) => [h.key.toLowerCase(), h.line.slice(h.line.indexOf(':') + 1).trim()])));
           cb();
         })
         .catch(cb);
