@@ -7,6 +7,7 @@ import { registerAdmin } from './commands/admin.js';
 import { registerAuth } from './commands/auth.js';
 import { registerProject } from './commands/project.js';
 import { registerKey } from './commands/key.js';
+import { registerWebhook } from './commands/webhook.js';
 import { registerEntry } from './commands/entry.js';
 import { ApiError } from '../client/index.js';
 
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerAuth(program);
   registerProject(program);
   registerKey(program);
+  registerWebhook(program);
   registerEntry(program);
   registerAdmin(program);
   program.addHelpText(

@@ -2,11 +2,14 @@
 import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
+import type { OutboxWrites } from '../db/outbox.js';
 import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
 import { sha256 } from './crypto.js';
 import { newReferralCode, newSecret } from './lifecycle.js';
-import { featureSettings } from './settings.js';
 import { AppError, notFound } from './errors.js';
+import { newEmail, newEvent, type EmailVars } from './outbox.js';
+import { featureSettings } from './settings.js';
+import { toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
 
@@ -20,6 +23,8 @@ export interface JoinContext {
   userAgent: string | null;
   /** The project row, for its lifecycle settings (double opt-in, referral boost); defaults without it. */
   project?: ProjectRow;
+  /** The links of the confirmation email (confirmUrl, statusUrl, leaveUrl) for the new tokens. */
+  links?: (statusToken: string, confirmToken: string) => EmailVars;
 }
 
 /** A new entry and the secrets made for it (shown once, stored only hashed). */
@@ -63,7 +68,18 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     inviteCodeHash: null,
     inviteExpiresAt: null,
   };
-  if ((await store.insertEntry(row, ctx.keyId, settings.referralBoost)) === 'duplicate') {
+  // entry.created (with its status) is written in the join's group commit (never lost, never sent for
+  // a duplicate); with double opt-in, so is the confirmation email.
+  const outbox: OutboxWrites = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
+  if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
+    outbox.emails = [newEmail(row.projectId, 'welcome', row.email, { email: row.email, name: row.name }, now)];
+  }
+  if (confirmToken && ctx.project && ctx.links) {
+    outbox.emails = [
+      newEmail(row.projectId, 'confirmation', row.email, { email: row.email, name: row.name, ...ctx.links(statusToken, confirmToken) }, now),
+    ];
+  }
+  if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }
   return { ...row, statusToken, confirmToken };
@@ -87,10 +103,13 @@ export async function updateEntry(store: Store, projectId: string, entryId: stri
   return e;
 }
 
-export async function deleteEntry(store: Store, projectId: string, entryId: string, project?: ProjectRow) {
-  // Through the lifecycle store: the entry leaves the queue and a counted referral is taken back.
-  const boost = project ? featureSettings(project).referralBoost : 0;
-  const e = await store.lifecycle.softDelete(projectId, entryId, Date.now(), boost);
+export async function deleteEntry(store: Store, projectId: string, entryId: string, _project?: ProjectRow) {
+  // Through the lifecycle store: the entry leaves the queue, a counted referral is taken back, and
+  // entry.deleted is written in the same transaction.
+  const now = Date.now();
+  const e = await store.lifecycle.softDelete(projectId, entryId, now, 0, (deleted) => ({
+    events: [newEvent('entry.deleted', projectId, toEntry(deleted), now)],
+  }));
   if (!e) throw notFound('Entry');
   return e;
 }

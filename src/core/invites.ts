@@ -4,8 +4,9 @@ import type { InviteBody, InviteCheck, InvitePreview, InviteResult, RedeemResult
 import type { EntryRow, ProjectRow, Store } from '../db/store.js';
 import { sha256 } from './crypto.js';
 import { AppError, notFound } from './errors.js';
-import type { LifecycleMail } from './lifecycle-mail.js';
-import { newSecret, subscriberLinks } from './lifecycle.js';
+import { newSecret } from './lifecycle.js';
+import { newEmail, newEvent } from './outbox.js';
+import { toEntry } from './serialize.js';
 import { featureSettings } from './settings.js';
 
 const DAY_MS = 86_400_000;
@@ -16,7 +17,7 @@ export async function inviteEntries(
   store: Store,
   project: ProjectRow,
   body: InviteBody,
-  mail?: { mail: LifecycleMail; base: string },
+  mail?: { smtp: boolean; base: string },
 ): Promise<InviteResult | InvitePreview> {
   const sel = body.entryIds ? { entryIds: body.entryIds } : { count: body.count! };
   const now = Date.now();
@@ -27,7 +28,24 @@ export async function inviteEntries(
     codes.set(entryId, code);
     return sha256(code);
   };
-  const r = await store.lifecycle.invite(project.id, sel, hashOf, now, expiresAt, body.dryRun === true);
+  // entry.invited events (and invite emails, with SMTP) are written in the batch's transaction.
+  const template = featureSettings(project).inviteUrl;
+  const outbox = (rows: EntryRow[]) => ({
+    events: rows.map((e) => newEvent('entry.invited', project.id, toEntry(e), now)),
+    emails: mail?.smtp
+      ? rows.map((e) => {
+          const code = codes.get(e.id)!;
+          return newEmail(project.id, 'invite', e.email, {
+            email: e.email,
+            name: e.name,
+            inviteCode: code,
+            inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
+            expiresAt: iso(expiresAt),
+          }, now);
+        })
+      : [],
+  });
+  const r = await store.lifecycle.invite(project.id, sel, hashOf, now, expiresAt, body.dryRun === true, outbox);
   if (r.missing.length) {
     throw new AppError('not_found', `Entry not found: ${r.missing.slice(0, 10).join(', ')}`);
   }
@@ -45,35 +63,21 @@ export async function inviteEntries(
     const pos = await store.lifecycle.positions(project.id, r.rows);
     return { invited: r.rows.map((e) => ({ entryId: e.id, email: e.email, position: pos.get(e.id) ?? null })), dryRun: true };
   }
-  // TODO(events): entry.invited events and invite emails belong in the batch's transaction (outbox).
-  if (mail?.mail.configured) await sendInvites(mail.mail, mail.base, project, r.rows, codes);
   return {
     invited: r.rows.map((e) => ({ entryId: e.id, email: e.email, inviteCode: codes.get(e.id)!, expiresAt: iso(expiresAt) })),
   };
-}
-
-async function sendInvites(mail: LifecycleMail, base: string, project: ProjectRow, rows: EntryRow[], codes: Map<string, string>) {
-  const template = featureSettings(project).inviteUrl;
-  for (const e of rows) {
-    const code = codes.get(e.id)!;
-    await mail.invite(project, { entryId: e.id, email: e.email, name: e.name }, {
-      ...subscriberLinks(project, base, null),
-      code,
-      inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
-      expiresAt: iso(e.inviteExpiresAt ?? Date.now()),
-    });
-  }
 }
 
 const unknownInvite = () => notFound('Invite');
 
 /** Redeems a code once: the entry becomes accepted. 409 invite_used / invite_expired; unknown → 404. */
 export async function redeemInvite(store: Store, project: ProjectRow, code: string): Promise<RedeemResult> {
-  const r = await store.lifecycle.redeem(project.id, sha256(code), Date.now());
+  const now = Date.now();
+  // entry.accepted is written in the redeem's transaction.
+  const r = await store.lifecycle.redeem(project.id, sha256(code), now, (e) => ({ events: [newEvent('entry.accepted', project.id, toEntry(e), now)] }));
   if (r.result === 'unknown') throw unknownInvite();
   if (r.result === 'used') throw new AppError('invite_used', 'This invite code was already used');
   if (r.result === 'expired') throw new AppError('invite_expired', 'This invite code has expired');
-  // TODO(events): entry.accepted is appended inside the redeem's transaction.
   const e = r.row;
   return { entryId: e.id, email: e.email, name: e.name, metadata: JSON.parse(e.metadata) as Record<string, unknown>, status: 'accepted' };
 }

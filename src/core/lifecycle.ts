@@ -6,7 +6,7 @@ import type { Entry } from '../contract/types.js';
 import type { EntryRow, ProjectRow, Store } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
-import type { LifecycleMail } from './lifecycle-mail.js';
+import { newEmail, newEvent } from './outbox.js';
 import { toEntry } from './serialize.js';
 import { featureSettings } from './settings.js';
 
@@ -85,27 +85,35 @@ export async function entryByStatusToken(store: Store, project: ProjectRow, toke
 export async function confirmEntry(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
   const found = await store.lifecycle.entryByConfirmToken(sha256(token));
   if (!found || found.projectId !== project.id) throw tokenNotFound();
-  const row = await store.lifecycle.confirm(project.id, found.id, Date.now(), featureSettings(project).referralBoost);
+  const now = Date.now();
+  // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
+  const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
+    events: [newEvent('entry.confirmed', project.id, toEntry(after), now)],
+  }));
   if (!row) throw tokenNotFound();
-  // TODO(events): entry.confirmed is appended to the outbox inside store.lifecycle.confirm's transaction.
   return row;
 }
 
 /** The subscriber's leave: erases the entry for good (not a soft delete). */
 export async function leave(store: Store, project: ProjectRow, token: string): Promise<{ entryId: string }> {
   const row = await entryByStatusToken(store, project, token);
-  if (!(await store.lifecycle.erase(project.id, row.id, featureSettings(project).referralBoost))) throw tokenNotFound();
-  // TODO(events): entry.deleted {entryId} is appended inside store.lifecycle.erase's transaction.
+  // entry.deleted carries only {entryId} after a leave (the rest is erased), in the erase's transaction.
+  const ok = await store.lifecycle.erase(project.id, row.id, 0, (r) => ({ events: [newEvent('entry.deleted', project.id, { entryId: r.id })] }));
+  if (!ok) throw tokenNotFound();
   return { entryId: row.id };
 }
 
-/** Sends a new confirmation email to a pending entry (a fresh token; only the latest link works). */
-export async function sendConfirmation(store: Store, mail: LifecycleMail, project: ProjectRow, row: EntryRow, base: string, resent: boolean) {
+/**
+ * Queues a new confirmation email for a pending entry (a fresh token: only the latest link works), in
+ * the transaction that stores the token's hash. The status token is not known here (only its hash is
+ * stored), so this email carries the confirm link only.
+ */
+export async function sendConfirmation(store: Store, project: ProjectRow, row: EntryRow, base: string, resent: boolean) {
   const token = newSecret();
-  await store.lifecycle.setConfirmToken(row.id, sha256(token), Date.now(), resent);
-  await mail.confirmation(project, { entryId: row.id, email: row.email, name: row.name }, {
-    confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`,
-    ...subscriberLinks(project, base, null),
+  const now = Date.now();
+  const confirmUrl = `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`;
+  await store.lifecycle.setConfirmToken(row.id, sha256(token), now, resent, {
+    emails: [newEmail(project.id, 'confirmation', row.email, { email: row.email, name: row.name, confirmUrl }, now)],
   });
 }
 
@@ -113,11 +121,11 @@ export async function sendConfirmation(store: Store, mail: LifecycleMail, projec
  * A join hit an existing email: when that entry is still pending, resend its confirmation (the first
  * re-join at once, later ones at most once per RESEND_INTERVAL_MS). The join still answers 409.
  */
-export async function resendIfPending(store: Store, mail: LifecycleMail, project: ProjectRow, emailNorm: string, base: string) {
+export async function resendIfPending(store: Store, project: ProjectRow, emailNorm: string, base: string) {
   const row = await store.lifecycle.entryByEmail(project.id, emailNorm);
   if (!row || row.status !== 'pending') return;
   if (row.confirmResentAt !== null && Date.now() - row.confirmResentAt < RESEND_INTERVAL_MS) return;
-  await sendConfirmation(store, mail, project, row, base, true);
+  await sendConfirmation(store, project, row, base, true);
 }
 
 /** Erases pending entries older than each project's pendingPurgeDays; how many. */

@@ -10,7 +10,11 @@
 // project are serialised across instances.
 // Events (entry.confirmed, entry.invited, …) belong in the same transactions: the `onChange` seam
 // of each mutating method is called inside the transaction with the rows it changed.
+import type { OutboxWrites } from './outbox.js';
 import type { Counted, EntryRow, EntryStatus, PageArgs } from './store.js';
+
+/** Builds the events/emails of a change from the changed row(s); written in the change's transaction. */
+export type OutboxOf<T> = (changed: T) => OutboxWrites | undefined;
 
 export const STATUSES: readonly EntryStatus[] = ['pending', 'waiting', 'invited', 'accepted'];
 
@@ -67,13 +71,13 @@ export interface LifecycleStore {
   leaderboard(projectId: string, limit: number): Promise<EntryRow[]>;
 
   /** pending → waiting (credits the referrer); the row after the change, or the row as it was when not pending. */
-  confirm(projectId: string, entryId: string, now: number, boost: number): Promise<EntryRow | undefined>;
+  confirm(projectId: string, entryId: string, now: number, boost: number, outbox?: OutboxOf<EntryRow>): Promise<EntryRow | undefined>;
   /** Stores a new confirmation token hash for a pending entry (a resend). */
-  setConfirmToken(entryId: string, hash: string, now: number, resent: boolean): Promise<void>;
+  setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites): Promise<void>;
   /** Soft delete (admin): leaves the queue; a counted referral is taken back from the referrer. */
-  softDelete(projectId: string, entryId: string, now: number, boost: number): Promise<EntryRow | undefined>;
+  softDelete(projectId: string, entryId: string, now: number, boost: number, outbox?: OutboxOf<EntryRow>): Promise<EntryRow | undefined>;
   /** Erases the row for good (the subscriber's leave): nothing of it stays. False when not found. */
-  erase(projectId: string, entryId: string, boost: number): Promise<boolean>;
+  erase(projectId: string, entryId: string, boost: number, outbox?: OutboxOf<EntryRow>): Promise<boolean>;
   /**
    * Invites in one transaction: the first `count` waiting entries in queue order, or the given ids
    * (each must be waiting or invited, else the whole batch fails with `notEligible`). `codeHash`
@@ -86,9 +90,10 @@ export interface LifecycleStore {
     now: number,
     expiresAt: number,
     dryRun?: boolean,
+    outbox?: OutboxOf<EntryRow[]>,
   ): Promise<{ rows: EntryRow[]; missing: string[]; notEligible: string[] }>;
   /** invited → accepted for a live, unexpired code of the project; exactly one of concurrent calls wins. */
-  redeem(projectId: string, hash: string, now: number): Promise<RedeemOutcome>;
+  redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome>;
   /** Recomputes k for the project's entries with referrals after a referralBoost change. */
   applyBoost(projectId: string, boost: number): Promise<void>;
   /** Erases pending entries created before `before` in the given project; how many. */

@@ -1,5 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LifecycleStore } from './lifecycle.js';
+import type { EventStore, OutboxWrites } from './outbox.js';
 
 // The one interface core code sees. Each dialect (src/db/sqlite, src/db/pg) implements it; nothing
 // outside src/db knows which database is underneath. Times are epoch milliseconds.
@@ -176,10 +177,11 @@ export interface Store {
   // entries (reads skip soft-deleted rows)
   /**
    * Inserts unless a live entry of the project has the same emailNorm; resolves after the commit.
-   * In the same transaction: the row's join ordinal (and k) is given, and when it enters the queue as
-   * `waiting` with a `referredBy`, that referrer is credited with `referralBoost`.
+   * In the same transaction: the row's join ordinal (and k) is given; when it enters the queue as
+   * `waiting` with a `referredBy`, that referrer is credited; `outbox` (events, emails) is written,
+   * only when the row was inserted.
    */
-  insertEntry(row: EntryRow, keyId: string, referralBoost?: number): Promise<InsertEntryResult>;
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult>;
   listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>>;
   /** Up to `limit` entries older than `beforeId` (newest first), for streaming exports. */
   entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string): Promise<EntryRow[]>;
@@ -190,7 +192,13 @@ export interface Store {
     patch: { name?: string | null; metadata?: string },
     now: number,
   ): Promise<EntryRow | undefined>;
-  softDeleteEntry(projectId: string, entryId: string, now: number): Promise<EntryRow | undefined>;
+  /** `outbox` builds the events/emails of the deletion, written in its transaction. */
+  softDeleteEntry(
+    projectId: string,
+    entryId: string,
+    now: number,
+    outbox?: (deleted: EntryRow) => OutboxWrites,
+  ): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
 
   /** Statuses, queue positions, referrals, tokens and invites (src/db/lifecycle.ts). */
@@ -198,6 +206,11 @@ export interface Store {
 
   /** A rate limiter whose counters live where every instance sharing this database sees them. */
   rateLimiter(opts: LimiterOptions): RateLimiterAbstract;
+
+  /** The events layer: outbox, webhooks, deliveries, email templates (src/db/outbox.ts). */
+  readonly events: EventStore;
+  /** `listener` runs after each commit that wrote outbox rows (the dispatcher wakes on it). */
+  onOutboxWrite(listener: () => void): void;
 
   close(): Promise<void>;
 }

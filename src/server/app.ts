@@ -13,6 +13,8 @@ import { subscriberRoutes } from './routes/subscriber.js';
 import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { templateRoutes } from './routes/templates.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
@@ -32,6 +34,8 @@ export function createApp(deps: Deps): Polka<Req> {
   keyRoutes(app, deps);
   entryRoutes(app, deps);
   lifecycleRoutes(app, deps);
+  webhookRoutes(app, deps);
+  templateRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

@@ -2,7 +2,6 @@
 // and the rate limit of the subscriber's token routes.
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../core/errors.js';
-import { mailFromEnv, type LifecycleMail } from '../core/lifecycle-mail.js';
 import { publicBase } from '../core/lifecycle.js';
 import { getProject } from '../core/projects.js';
 import { featureSettings } from '../core/settings.js';
@@ -26,12 +25,11 @@ export function setHeaders(res: ServerResponse, headers: Record<string, string>)
 
 /** The base URL of links (emails, referral links): --public-url / WAITLIST_PUBLIC_URL, else this request's origin. */
 export function baseUrl(deps: Deps, req: Req): string {
-  const configured = (deps.options as { publicUrl?: string }).publicUrl ?? process.env.WAITLIST_PUBLIC_URL;
-  return publicBase(configured, req.headers.host, isHttps(req, deps.trust));
+  return publicBase(deps.options.publicUrl || undefined, req.headers.host, isHttps(req, deps.trust));
 }
 
-let envMail: LifecycleMail | undefined;
-export const mailOf = (deps: Deps): LifecycleMail => deps.mail ?? (envMail ??= mailFromEnv());
+/** Whether the server can send email (--smtp-url): emails are queued in the outbox only then. */
+export const smtpConfigured = (deps: Deps): boolean => deps.mailer !== null;
 
 /**
  * Authenticates a public route's key for `slug` (CONTRACT.md order: key → slug → key's project), then
@@ -74,7 +72,7 @@ export async function limitSelf(limiter: JoinLimiter | null, deps: Deps, req: Re
 
 /** Before a settings PUT: doubleOptIn needs SMTP (409 smtp_not_configured). Answers the project as it was. */
 export async function checkLifecycleSettings(deps: Deps, userId: string, idOrSlug: string, body: { doubleOptIn?: boolean }) {
-  if (body.doubleOptIn === true && !mailOf(deps).configured) {
+  if (body.doubleOptIn === true && !smtpConfigured(deps)) {
     throw new AppError('smtp_not_configured', 'Double opt-in sends confirmation emails: start the server with --smtp-url first');
   }
   return getProject(deps.store, userId, idOrSlug);

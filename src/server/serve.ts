@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { openStore, type DbConfig } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
+import { Dispatcher, type DispatcherOptions } from '../core/dispatcher.js';
+import { Mailer } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
 import { compileTrust } from './client-ip.js';
@@ -12,6 +14,8 @@ import { AuthLimiter, JoinLimiter } from './ratelimit.js';
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
   host: string;
+  /** Seconds between webhook/email attempts (default: RETRY_SCHEDULE_SEC in src/core/dispatcher.ts). */
+  retrySchedule?: number[];
 }
 
 export interface RunningServer {
@@ -24,7 +28,18 @@ export interface RunningServer {
 /** Starts the server; resolves once it listens. */
 export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const store = await openStore(config);
+  const mailer = config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom || 'waitlist@localhost' }) : null;
+  const dispatchOpts: DispatcherOptions = {
+    mailer,
+    allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
+    publicUrl: config.publicUrl ?? '',
+    ...(config.retrySchedule ? { retrySchedule: config.retrySchedule } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  const dispatcher = new Dispatcher(store, dispatchOpts);
   const deps = {
+    dispatcher,
+    mailer,
     store,
     options: config,
     keys: new KeyVerifier(store),
@@ -62,6 +77,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  dispatchOpts.publicUrl = (config.publicUrl ?? `http://${host}:${addr.port}`).replace(/\/+$/, '');
+  dispatcher.start(); // delivers what a previous run left undelivered, too
   return {
     url: `http://${host}:${addr.port}`,
     server,
@@ -79,6 +96,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           server.closeIdleConnections();
         });
         clearInterval(purger);
+        await dispatcher.stop();
+        mailer?.close();
         await store.close();
       })();
       return closing;

@@ -3,7 +3,9 @@
 // serialised per project across instances and the bucket rows are never locked in opposite orders.
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type { InviteSelection, LifecycleStore, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { OutboxWrites } from '../outbox.js';
+import { writeOutboxPg } from './outbox.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import * as s from './schema.js';
 
@@ -46,7 +48,19 @@ export async function creditIn(tx: Conn, projectId: string, referrerId: string |
 const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
 
 export class PgLifecycle implements LifecycleStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
+    private readonly outboxWritten: () => void = () => {},
+  ) {}
+
+  /** Writes a change's outbox rows inside `tx`; true when anything was written. */
+  private async out<T>(tx: Tx, outbox: OutboxOf<T> | undefined, changed: T): Promise<boolean> {
+    return outbox ? writeOutboxPg(tx, outbox(changed)) : false;
+  }
+  private wake(wrote: boolean) {
+    if (wrote) this.outboxWritten();
+  }
 
   private async one(where: SQL, conn: Conn = this.db) {
     return first(await conn.select().from(s.entries).where(where).limit(1)) as EntryRow | undefined;
@@ -150,8 +164,9 @@ export class PgLifecycle implements LifecycleStore {
 
   private byId = (projectId: string, entryId: string) => and(live(projectId), eq(s.entries.id, entryId))!;
 
-  async confirm(projectId: string, entryId: string, now: number, boost: number) {
-    return this.db.transaction(async (tx) => {
+  async confirm(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = await this.db.transaction(async (tx) => {
       await lockQueue(tx, projectId);
       const r = await this.one(this.byId(projectId, entryId), tx);
       if (!r || r.status !== 'pending') return r;
@@ -160,38 +175,55 @@ export class PgLifecycle implements LifecycleStore {
         .set({ status: 'waiting', confirmedAt: now, updatedAt: now })
         .where(eq(s.entries.id, entryId))
         .returning();
-      await creditIn(tx, projectId, r.referredBy, 1, boost);
+      await creditIn(tx, projectId, r.referredBy, 1);
+      wrote = await this.out(tx, outbox, u as EntryRow);
       return u as EntryRow;
     });
+    this.wake(wrote);
+    return row;
   }
 
-  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean) {
-    await this.db
-      .update(s.entries)
-      .set(resent ? { confirmTokenHash: hash, confirmSentAt: now, confirmResentAt: now } : { confirmTokenHash: hash, confirmSentAt: now })
-      .where(and(eq(s.entries.id, entryId), eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt)));
+  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+    const wrote = await this.db.transaction(async (tx) => {
+      const r = await tx
+        .update(s.entries)
+        .set(resent ? { confirmTokenHash: hash, confirmSentAt: now, confirmResentAt: now } : { confirmTokenHash: hash, confirmSentAt: now })
+        .where(and(eq(s.entries.id, entryId), eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt)))
+        .returning({ id: s.entries.id });
+      return r.length === 1 && (await writeOutboxPg(tx, outbox));
+    });
+    this.wake(wrote);
   }
 
-  async softDelete(projectId: string, entryId: string, now: number, boost: number) {
-    return this.db.transaction(async (tx) => {
+  async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = await this.db.transaction(async (tx) => {
       await lockQueue(tx, projectId);
       const r = await this.one(this.byId(projectId, entryId), tx);
       if (!r) return undefined;
       await tx.update(s.entries).set({ deletedAt: now, updatedAt: now }).where(eq(s.entries.id, entryId));
-      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1, boost);
-      return { ...r, deletedAt: now, updatedAt: now };
+      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1);
+      const after = { ...r, deletedAt: now, updatedAt: now };
+      wrote = await this.out(tx, outbox, after);
+      return after;
     });
+    this.wake(wrote);
+    return row;
   }
 
-  async erase(projectId: string, entryId: string, boost: number) {
-    return this.db.transaction(async (tx) => {
+  async erase(projectId: string, entryId: string, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const done = await this.db.transaction(async (tx) => {
       await lockQueue(tx, projectId);
       const r = await this.one(this.byId(projectId, entryId), tx);
       if (!r) return false;
       await tx.delete(s.entries).where(eq(s.entries.id, entryId));
-      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1, boost);
+      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1);
+      wrote = await this.out(tx, outbox, r);
       return true;
     });
+    this.wake(wrote);
+    return done;
   }
 
   async invite(
@@ -201,8 +233,10 @@ export class PgLifecycle implements LifecycleStore {
     now: number,
     expiresAt: number,
     dryRun = false,
+    outbox?: OutboxOf<EntryRow[]>,
   ) {
-    return this.db.transaction(async (tx) => {
+    let wrote = false;
+    const result = await this.db.transaction(async (tx) => {
       if (!dryRun) await lockQueue(tx, projectId);
       let rows: EntryRow[];
       const missing: string[] = [];
@@ -244,13 +278,18 @@ export class PgLifecycle implements LifecycleStore {
         inviteExpiresAt: expiresAt,
         updatedAt: now,
       }));
+      wrote = await this.out(tx, outbox, out);
       return { rows: out, missing, notEligible };
     });
+    this.wake(wrote);
+    return result;
   }
 
-  async redeem(projectId: string, hash: string, now: number): Promise<RedeemOutcome> {
+  async redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome> {
     // The conditional UPDATE settles concurrent redeems: the loser re-reads the row as accepted.
-    const [won] = await this.db
+    let wrote = false;
+    const won = await this.db.transaction(async (tx) => {
+      const [w] = await tx
       .update(s.entries)
       .set({ status: 'accepted', acceptedAt: now, updatedAt: now })
       .where(
@@ -262,6 +301,10 @@ export class PgLifecycle implements LifecycleStore {
         ),
       )
       .returning();
+      if (w) wrote = await this.out(tx, outbox, w as EntryRow);
+      return w;
+    });
+    this.wake(wrote);
     if (won) return { result: 'accepted', row: won as EntryRow };
     const r = await this.entryByInviteCode(projectId, hash);
     if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };

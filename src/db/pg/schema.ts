@@ -152,3 +152,4 @@ export const positionBuckets = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
 );
+export * from './schema-events.js';

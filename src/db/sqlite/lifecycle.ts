@@ -1,7 +1,9 @@
 // SQLite implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
 // better-sqlite3 is synchronous and one process owns the file, so each method is one transaction.
 import type Database from 'better-sqlite3';
-import type { InviteSelection, LifecycleStore, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { OutboxWrites } from '../outbox.js';
+import { writeOutbox } from './outbox.js';
 import type { Counted, EntryRow, PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
 
@@ -12,7 +14,16 @@ const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
 
 export class SqliteLifecycle implements LifecycleStore {
   private readonly stmts = new Map<string, Database.Statement>();
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
+    private readonly outboxWritten: () => void = () => {},
+  ) {}
+
+  /** Writes a change's outbox rows (inside the transaction); true when anything was written. */
+  private out<T>(outbox: OutboxOf<T> | undefined, changed: T): boolean {
+    return outbox ? writeOutbox(this.db, outbox(changed)) : false;
+  }
 
   private stmt(sql: string, raw = false): Database.Statement {
     const key = (raw ? 'r:' : 's:') + sql;
@@ -169,34 +180,49 @@ export class SqliteLifecycle implements LifecycleStore {
     );
   }
 
-  async confirm(projectId: string, entryId: string, now: number, boost: number) {
-    return this.tx(() => {
+  async confirm(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = this.tx(() => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
       if (!r || r.status !== 'pending') return r;
       this.stmt(`UPDATE entries SET status = 'waiting', confirmed_at = ?, updated_at = ? WHERE id = ?`).run(now, now, entryId);
-      this.creditSync(projectId, r.referredBy, 1, boost);
-      return this.row(`SELECT ${COLS} FROM entries e WHERE e.id = ?`, entryId);
+      this.creditSync(projectId, r.referredBy, 1);
+      const after = this.row(`SELECT ${COLS} FROM entries e WHERE e.id = ?`, entryId)!;
+      wrote = this.out(outbox, after);
+      return after;
     });
+    if (wrote) this.outboxWritten();
+    return row;
   }
 
-  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean) {
-    this.stmt(
-      `UPDATE entries SET confirm_token_hash = ?, confirm_sent_at = ?, confirm_resent_at = CASE WHEN ? THEN ? ELSE confirm_resent_at END
-       WHERE id = ? AND status = 'pending' AND deleted_at IS NULL`,
-    ).run(hash, now, resent ? 1 : 0, now, entryId);
+  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+    const wrote = this.tx(() => {
+      const n = this.stmt(
+        `UPDATE entries SET confirm_token_hash = ?, confirm_sent_at = ?, confirm_resent_at = CASE WHEN ? THEN ? ELSE confirm_resent_at END
+         WHERE id = ? AND status = 'pending' AND deleted_at IS NULL`,
+      ).run(hash, now, resent ? 1 : 0, now, entryId).changes;
+      return n === 1 && writeOutbox(this.db, outbox);
+    });
+    if (wrote) this.outboxWritten();
   }
 
-  async softDelete(projectId: string, entryId: string, now: number, boost: number) {
-    return this.tx(() => {
+  async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = this.tx(() => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
       if (!r) return undefined;
       this.stmt('UPDATE entries SET deleted_at = ?, updated_at = ? WHERE id = ?').run(now, now, entryId);
-      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1, boost);
-      return { ...r, deletedAt: now, updatedAt: now };
+      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1);
+      const after = { ...r, deletedAt: now, updatedAt: now };
+      wrote = this.out(outbox, after);
+      return after;
     });
+    if (wrote) this.outboxWritten();
+    return row;
   }
 
-  async erase(projectId: string, entryId: string, boost: number) {
+  async erase(projectId: string, entryId: string, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
     const done = this.tx(() => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
       if (!r) return false;
@@ -207,9 +233,11 @@ export class SqliteLifecycle implements LifecycleStore {
       } finally {
         this.db.pragma('secure_delete = OFF');
       }
-      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1, boost);
+      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1);
+      wrote = this.out(outbox, r);
       return true;
     });
+    if (wrote) this.outboxWritten();
     // Old page images stay in the WAL until it is reset: checkpoint and truncate it (best effort).
     if (done) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return done;
@@ -222,7 +250,9 @@ export class SqliteLifecycle implements LifecycleStore {
     now: number,
     expiresAt: number,
     dryRun = false,
+    outbox?: OutboxOf<EntryRow[]>,
   ) {
+    let wrote = false;
     const run = () => {
       let rows: EntryRow[];
       const missing: string[] = [];
@@ -252,20 +282,29 @@ export class SqliteLifecycle implements LifecycleStore {
         upd.run(now, hash, expiresAt, now, r.id);
         return { ...r, status: 'invited' as const, invitedAt: now, inviteCodeHash: hash, inviteExpiresAt: expiresAt, updatedAt: now };
       });
+      if (out.length) wrote = this.out(outbox, out);
       return { rows: out, missing, notEligible };
     };
-    return dryRun ? this.db.transaction(run).deferred() : this.tx(run);
+    if (dryRun) return this.db.transaction(run).deferred();
+    const result = this.tx(run);
+    if (wrote) this.outboxWritten();
+    return result;
   }
 
-  async redeem(projectId: string, hash: string, now: number): Promise<RedeemOutcome> {
-    return this.tx((): RedeemOutcome => {
+  async redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome> {
+    let wrote = false;
+    const result = this.tx((): RedeemOutcome => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE e.invite_code_hash = ? AND ${LIVE}`, hash, projectId);
       if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };
       if (r.status === 'accepted') return { result: 'used', row: r };
       if (r.inviteExpiresAt !== null && r.inviteExpiresAt <= now) return { result: 'expired', row: r };
       this.stmt(`UPDATE entries SET status = 'accepted', accepted_at = ?, updated_at = ? WHERE id = ?`).run(now, now, r.id);
-      return { result: 'accepted', row: { ...r, status: 'accepted', acceptedAt: now, updatedAt: now } };
+      const after: EntryRow = { ...r, status: 'accepted', acceptedAt: now, updatedAt: now };
+      wrote = this.out(outbox, after);
+      return { result: 'accepted', row: after };
     });
+    if (wrote) this.outboxWritten();
+    return result;
   }
 
   async applyBoost(projectId: string, _boost?: number) {

@@ -149,3 +149,4 @@ export const positionBuckets = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
 );
+export * from './schema-events.js';

@@ -24,8 +24,10 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
 import { SqliteLifecycle } from './lifecycle.js';
+import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
 
@@ -35,7 +37,7 @@ const DAY_MS = 86_400_000;
 interface Pending {
   row: EntryRow;
   keyId: string;
-  boost: number;
+  outbox: OutboxWrites | undefined;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -59,13 +61,17 @@ class SqliteStore implements Store {
   private readonly insertBatch;
   private readonly reads: EntryReads;
   readonly lifecycle: SqliteLifecycle;
+  readonly events: SqliteEventStore;
+  private outboxListeners: (() => void)[] = [];
+  private wroteOutbox = false;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
-    this.lifecycle = new SqliteLifecycle(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
@@ -79,13 +85,14 @@ class SqliteStore implements Store {
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId, boost }) => {
+      const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
         // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
         row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
         row.k = row.ordinal;
         if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
-        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost);
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
         return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
@@ -242,9 +249,9 @@ class SqliteStore implements Store {
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string, boost = 0): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, boost, resolve, reject });
+      this.queue.push({ row, keyId, outbox, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -265,6 +272,16 @@ class SqliteStore implements Store {
         }
       }
     }
+    if (this.wroteOutbox) this.outboxWritten();
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    this.wroteOutbox = false;
+    for (const l of this.outboxListeners) l();
   }
 
   private entryFilter(projectId: string): SQL {
@@ -295,13 +312,19 @@ class SqliteStore implements Store {
       .returning()
       .get();
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return this.db
-      .update(s.entries)
-      .set({ deletedAt: now, updatedAt: now })
-      .where(this.liveEntry(projectId, entryId))
-      .returning()
-      .get();
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = this.sqlite.transaction(() => {
+      const r = this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning()
+        .get();
+      if (r && outbox) writeOutbox(this.sqlite, outbox(r));
+      return r;
+    })();
+    if (row && outbox) this.outboxWritten();
+    return row;
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);

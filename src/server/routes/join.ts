@@ -12,7 +12,7 @@ import { newId } from '../../core/ids.js';
 import { newReferralCode, newSecret, referralUrlOf, resendIfPending, subscriberLinks } from '../../core/lifecycle.js';
 import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
 import { normEmail } from '../../core/users.js';
-import { baseUrl, checkKind, mailOf } from '../lifecycle-http.js';
+import { baseUrl, checkKind } from '../lifecycle-http.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
@@ -100,29 +100,24 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
       store,
       {
         projectId: project.id,
+        project,
         keyId: key.id,
         ip,
         country: ip ? countryOf(ip) : null,
         userAgent: ua ? ua.slice(0, 512) : null,
-        project,
+        links: (statusToken, confirmToken) => ({
+          confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(confirmToken)}`,
+          ...subscriberLinks(project, base, statusToken),
+        }),
       },
       body,
     ).catch(async (err: unknown) => {
       // A still-pending email joining again: resend its confirmation (throttled), answer 409 as before.
       if (err instanceof AppError && err.code === 'email_taken' && featureSettings(project).doubleOptIn) {
-        await resendIfPending(store, mailOf(deps), project, normEmail(body.email), base).catch(() => undefined);
+        await resendIfPending(store, project, normEmail(body.email), base).catch(() => undefined);
       }
       throw err;
     });
-    if (entry.confirmToken) {
-      // TODO(events): queued through the outbox in the join's transaction once the events layer lands.
-      await mailOf(deps)
-        .confirmation(project, { entryId: entry.id, email: entry.email, name: entry.name }, {
-          confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(entry.confirmToken)}`,
-          ...subscriberLinks(project, base, entry.statusToken),
-        })
-        .catch(() => undefined);
-    }
     const position = (await store.lifecycle.positions(project.id, [entry])).get(entry.id) ?? null;
     send(res, 201, entry.status === 'pending' ? 'Check your inbox to confirm your email' : 'You are on the waitlist', {
       entryId: entry.id,

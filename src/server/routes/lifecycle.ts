@@ -8,7 +8,7 @@ import { withPositions } from '../../core/lifecycle.js';
 import { getProject } from '../../core/projects.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
-import { baseUrl, mailOf } from '../lifecycle-http.js';
+import { baseUrl, smtpConfigured } from '../lifecycle-http.js';
 
 export function lifecycleRoutes(app: Polka<Req>, deps: Deps) {
   const { store } = deps;
@@ -17,7 +17,7 @@ export function lifecycleRoutes(app: Polka<Req>, deps: Deps) {
   app.post('/api/project/:projectId/invites', async (req, res) => {
     const p = await project(req);
     const body = await readJson(req, inviteBody);
-    const result = await inviteEntries(store, p, body, { mail: mailOf(deps), base: baseUrl(deps, req) });
+    const result = await inviteEntries(store, p, body, { smtp: smtpConfigured(deps), base: baseUrl(deps, req) });
     send(res, 200, body.dryRun ? 'These entries would be invited' : 'Invited', result);
   });
 
