@@ -6,12 +6,16 @@ import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
 import { StatsTab } from './Stats.js';
+import { EmailsTab } from './Emails.js';
+import { WebhooksTab } from './Webhooks.js';
 
 const TABS = [
   ['entries', 'Entries'],
   ['keys', 'API keys'],
   ['install', 'Install'],
   ['stats', 'Stats'],
+  ['webhooks', 'Webhooks'],
+  ['emails', 'Email'],
 ] as const;
 
 export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
@@ -59,6 +63,8 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
+      {current === 'webhooks' ? <WebhooksTab project={project} /> : null}
+      {current === 'emails' ? <EmailsTab project={project} /> : null}
     </>
   );
 }
