@@ -14,7 +14,7 @@ export interface TemplateParts {
 }
 
 const leaveText = '{{#leaveUrl}}\n\nTo leave the waitlist: {{{leaveUrl}}}{{/leaveUrl}}';
-const leaveHtml = '{{#leaveUrl}}<p style="color:#666;font-size:12px"><a href="{{leaveUrl}}">Leave the waitlist</a></p>{{/leaveUrl}}';
+const leaveHtml = '{{#leaveUrl}}<p><small><a href="{{leaveUrl}}">Leave the waitlist</a></small></p>{{/leaveUrl}}';
 
 export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
   confirmation: {

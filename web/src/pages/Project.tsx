@@ -7,6 +7,8 @@ import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
 import { QueueTab } from './Queue.js';
 import { StatsTab } from './Stats.js';
+import { EmailsTab } from './Emails.js';
+import { WebhooksTab } from './Webhooks.js';
 
 const TABS = [
   ['entries', 'Entries'],
@@ -14,6 +16,8 @@ const TABS = [
   ['keys', 'API keys'],
   ['install', 'Install'],
   ['stats', 'Stats'],
+  ['webhooks', 'Webhooks'],
+  ['emails', 'Email'],
 ] as const;
 
 export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
@@ -62,6 +66,8 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
+      {current === 'webhooks' ? <WebhooksTab project={project} /> : null}
+      {current === 'emails' ? <EmailsTab project={project} /> : null}
     </>
   );
 }
