@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
 import { bearer, createKey, dbQuery } from '../helpers/lifecycle.js';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { cleanup, Client, DIALECT, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let admin: Client;
@@ -167,6 +167,20 @@ describe('subscriber self-service', () => {
     fails(await admin.get(`/api/project/${p.projectId}/waitlist/${me.entryId}`), 404, 'not_found');
     const rows = await dbQuery(server, 'SELECT * FROM entries WHERE id = ? OR email = ?', [me.entryId, email]);
     expect(rows).toEqual([]);
+    // nor in the outbox: events keep only the id; no email row names the address
+    const evs = await dbQuery<{ type: string; payload: string }>(server, 'SELECT type, payload FROM events WHERE payload LIKE ?', [`%${me.entryId}%`]);
+    expect(evs.map((e) => e.type).sort()).toEqual(['entry.created', 'entry.deleted']);
+    for (const e of evs) {
+      expect(e.payload).not.toContain(email);
+      expect(e.payload).not.toContain('meta-value-xyz');
+    }
+    expect(await dbQuery(server, 'SELECT id FROM deliveries WHERE recipient = ?', [email])).toEqual([]);
+    if (DIALECT === 'sqlite') {
+      const { readFileSync } = await import('node:fs');
+      const file = readFileSync(server.dbFile).toString('latin1');
+      expect(file.includes(email)).toBe(false);
+      expect(file.includes('meta-value-xyz')).toBe(false);
+    }
     // the same email may join again
     const again = await join(p, { email });
     expect(again.position).toBe(2);

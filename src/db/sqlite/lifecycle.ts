@@ -230,6 +230,7 @@ export class SqliteLifecycle implements LifecycleStore {
       this.db.pragma('secure_delete = ON');
       try {
         this.stmt('DELETE FROM entries WHERE id = ?').run(entryId);
+        this.scrubOutbox(projectId, r);
       } finally {
         this.db.pragma('secure_delete = OFF');
       }
@@ -241,6 +242,23 @@ export class SqliteLifecycle implements LifecycleStore {
     // Old page images stay in the WAL until it is reset: checkpoint and truncate it (best effort).
     if (done) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return done;
+  }
+
+  /**
+   * Erasure reaches the outbox too: earlier events of the entry keep only its id, and emails to it are
+   * dropped (pending ones are not sent). Runs inside erase's transaction, with secure_delete on.
+   */
+  private scrubOutbox(projectId: string, r: EntryRow) {
+    this.stmt(
+      `UPDATE events SET payload = json_object('type', type, 'timestamp', json_extract(payload, '$.timestamp'),
+         'projectId', project_id, 'data', json_object('entryId', @id))
+       WHERE project_id = @projectId AND instr(payload, @quoted) > 0`,
+    ).run({ id: r.id, projectId, quoted: `"${r.id}"` });
+    this.stmt(
+      `UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
+         status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+       WHERE project_id = ? AND kind = 'email' AND recipient = ?`,
+    ).run(projectId, r.email);
   }
 
   async invite(
