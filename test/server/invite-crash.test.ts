@@ -39,7 +39,7 @@ afterAll(async () => {
   cleanup(server);
 });
 
-it('SIGKILL in the middle of inviting 10,000: all or nothing, and the queue counts stay exact', async () => {
+it('SIGKILL in the middle of inviting 10,000: all or nothing, and the queue counts stay exact', { timeout: 240_000 }, async () => {
   // An uninterrupted batch first, to time it: the kills below land at fractions of that time.
   const t0 = Date.now();
   const full = await admin.post(`/api/project/${projectId}/invites`, { count: N });
