@@ -3,7 +3,8 @@
 // Tokens and codes are 256-bit random strings; only their SHA-256 is stored (like session tokens).
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
-import type { EntryRow, ProjectRow, Store } from '../db/store.js';
+import type { QueueQuery } from '../db/lifecycle.js';
+import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
 import { newEmail, newEvent } from './outbox.js';
@@ -149,3 +150,20 @@ export function maskEmail(email: string): string {
   const tld = dot > 0 ? domain.slice(dot) : '';
   return `${[...local][0] ?? ''}***@${[...domain][0] ?? ''}***${tld}`;
 }
+
+/** The exact position of one entry (null unless waiting). */
+export async function positionOf(store: Store, row: Pick<EntryRow, 'id' | 'projectId' | 'status' | 'k' | 'ordinal'>): Promise<number | null> {
+  return (await store.lifecycle.positions(row.projectId, [row])).get(row.id) ?? null;
+}
+
+/** Entries waiting in the project's queue. */
+export const waitingTotal = (store: Store, projectId: string) => store.lifecycle.waitingTotal(projectId);
+
+/** A page of entries filtered by status and/or in queue order. */
+export const queuePage = (store: Store, projectId: string, q: QueueQuery, page: PageArgs) => store.lifecycle.queuePage(projectId, q, page);
+
+/** Live entries with referrals, most first. */
+export const leaderboard = (store: Store, projectId: string, limit: number) => store.lifecycle.leaderboard(projectId, limit);
+
+/** Re-keys the project's referrers after a referralBoost change. */
+export const applyBoost = (store: Store, projectId: string) => store.lifecycle.applyBoost(projectId);

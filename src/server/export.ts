@@ -58,7 +58,14 @@ export function iso(ms: number): string {
  */
 const isoOrNull = (ms: number | null) => (ms === null ? 'null' : `"${iso(ms)}"`);
 export function entryJson(e: ExportRow): string {
-  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}","status":"${e.status}","position":${e.status === 'waiting' ? (e.position ?? null) : null},"referralCode":${str(e.referralCode)},"referredBy":${str(e.referredBy)},"referrals":${e.referrals},"confirmedAt":${isoOrNull(e.confirmedAt)},"invitedAt":${isoOrNull(e.invitedAt)},"acceptedAt":${isoOrNull(e.acceptedAt)}}`;
+  return (
+    `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},` +
+    `"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},` +
+    `"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}","status":"${e.status}",` +
+    `"position":${e.status === 'waiting' ? (e.position ?? null) : null},"referralCode":${str(e.referralCode)},` +
+    `"referredBy":${str(e.referredBy)},"referrals":${e.referrals},"confirmedAt":${isoOrNull(e.confirmedAt)},` +
+    `"invitedAt":${isoOrNull(e.invitedAt)},"acceptedAt":${isoOrNull(e.acceptedAt)}}`
+  );
 }
 
 function formatter(format: ExportFormat) {

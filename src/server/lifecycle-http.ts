@@ -2,8 +2,8 @@
 // and the rate limit of the subscriber's token routes.
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../core/errors.js';
-import { publicBase } from '../core/lifecycle.js';
-import { getProject } from '../core/projects.js';
+import { applyBoost, publicBase } from '../core/lifecycle.js';
+import { getProject, projectForJoin } from '../core/projects.js';
 import { featureSettings } from '../core/settings.js';
 import type { KeyAuthRow, ProjectRow, Store } from '../db/store.js';
 import { clientIp, isHttps } from './client-ip.js';
@@ -39,7 +39,7 @@ export const smtpConfigured = (deps: Deps): boolean => deps.mailer !== null;
 export async function keyForProject(deps: Deps, req: Req, slug: string, secretOnly: boolean): Promise<{ key: KeyAuthRow; project: ProjectRow }> {
   const ip = clientIp(req, deps.trust);
   const key = await deps.keys.verify(req.headers.authorization, deps.authLimiter?.keyGuard(ip ?? 'unknown'));
-  const project = await deps.store.projectBySlug(slug);
+  const project = await projectForJoin(deps.store, slug);
   if (!project) throw notFoundProject();
   if (key.projectId !== project.id) {
     throw new AppError('unauthorized', 'This API key belongs to another project', undefined, {
@@ -81,5 +81,5 @@ export async function checkLifecycleSettings(deps: Deps, userId: string, idOrSlu
 /** After a settings PUT: a new referralBoost re-keys the project's referrers (their k), once. */
 export async function applyLifecycleSettings(store: Store, before: ProjectRow, after: ProjectRow) {
   const boost = featureSettings(after).referralBoost;
-  if (boost !== featureSettings(before).referralBoost) await store.lifecycle.applyBoost(after.id, boost);
+  if (boost !== featureSettings(before).referralBoost) await applyBoost(store, after.id);
 }

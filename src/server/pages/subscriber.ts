@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { AppError } from '../../core/errors.js';
 import * as lc from '../../core/lifecycle.js';
+import { projectForJoin } from '../../core/projects.js';
 import type { PublicEntry } from '../../contract/lifecycle.js';
 import type { ProjectRow } from '../../db/store.js';
 import type { Deps, Req } from '../context.js';
@@ -54,7 +55,7 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
 
   /** The live project and the request's rate limit; a page (not JSON) for what goes wrong. */
   const open = async (req: Req, res: ServerResponse): Promise<ProjectRow | undefined> => {
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project) {
       message(res, 404, 'Waitlist not found', 'This waitlist does not exist (any more).');
       return undefined;

@@ -8,7 +8,7 @@
 import type { Polka } from 'polka';
 import { entryListQuery, exportQuery, updateEntryBody } from '../../contract/schemas.js';
 import * as entries from '../../core/entries.js';
-import { entryWithPosition, withChunkPositions, withPositions } from '../../core/lifecycle.js';
+import { entryWithPosition, queuePage, withChunkPositions, withPositions } from '../../core/lifecycle.js';
 import { getProject } from '../../core/projects.js';
 import { toEntry, withDeletedAt } from '../../core/serialize.js';
 import { userOf, type Deps, type Req } from '../context.js';
@@ -27,7 +27,7 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
     const q = parseQuery(req, entryListQuery);
     const { rows, total } =
       q.status || q.sort === 'position'
-        ? await store.lifecycle.queuePage(p.id, { status: q.status, sort: q.sort, search: q.search }, pageArgs(q))
+        ? await queuePage(store, p.id, { status: q.status, sort: q.sort, search: q.search }, pageArgs(q))
         : await entries.listEntries(store, p.id, pageArgs(q), q.search);
     send(res, 200, 'Waitlist entries', pageOf(await withPositions(store, p.id, rows), q, total));
   });

@@ -4,7 +4,7 @@
 import type { Polka } from 'polka';
 import { inviteBody } from '../../contract/lifecycle.js';
 import { inviteEntries } from '../../core/invites.js';
-import { withPositions } from '../../core/lifecycle.js';
+import { leaderboard, withPositions } from '../../core/lifecycle.js';
 import { getProject } from '../../core/projects.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
@@ -23,7 +23,7 @@ export function lifecycleRoutes(app: Polka<Req>, deps: Deps) {
 
   app.get('/api/project/:projectId/leaderboard', async (req, res) => {
     const p = await project(req);
-    const rows = await store.lifecycle.leaderboard(p.id, 100);
+    const rows = await leaderboard(store, p.id, 100);
     const entries = await withPositions(store, p.id, rows);
     send(res, 200, 'Leaderboard', entries.map((e, i) => ({ rank: i + 1, ...e })));
   });

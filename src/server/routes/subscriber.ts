@@ -13,6 +13,7 @@ import { redeemBody, tokenBody } from '../../contract/lifecycle.js';
 import { AppError } from '../../core/errors.js';
 import { checkInvite, redeemInvite } from '../../core/invites.js';
 import * as lc from '../../core/lifecycle.js';
+import { projectForJoin } from '../../core/projects.js';
 import { featureSettings } from '../../core/settings.js';
 import type { Deps, Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
@@ -32,7 +33,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   const { store } = deps;
   const limiter = selfLimiter(deps);
   const liveProject = async (slug: string) => {
-    const p = await store.projectBySlug(slug);
+    const p = await projectForJoin(store, slug);
     if (!p) throw notFoundProject();
     return p;
   };
@@ -75,7 +76,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
     setHeaders(res, PUBLIC_CORS);
     const { project } = await keyForProject(deps, req, req.params.slug!, false);
     if (!featureSettings(project).publicLeaderboard) throw new AppError('not_found', 'This waitlist has no public leaderboard');
-    const rows = await store.lifecycle.leaderboard(project.id, 10);
+    const rows = await lc.leaderboard(store, project.id, 10);
     send(
       res,
       200,
