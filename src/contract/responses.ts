@@ -46,12 +46,15 @@ export const apiKeySchema = z
     prefix: z.string().describe('The first characters of the key, to recognise it (e.g. `wl_3fK9a2Qe`)'),
     createdAt: iso,
     lastUsedAt: isoOrNull,
+    kind: z.enum(['publishable', 'secret']).describe('`publishable` (joins only) or `secret` (also the server-to-server routes)'),
   })
   .meta({ id: 'ApiKey' });
 
 export const createdApiKeySchema = apiKeySchema
   .extend({ key: z.string().describe('The full key: shown in this response only, never again') })
   .meta({ id: 'CreatedApiKey' });
+
+const entryStatus = z.enum(['pending', 'waiting', 'invited', 'accepted']);
 
 export const entrySchema = z
   .object({
@@ -65,12 +68,31 @@ export const entrySchema = z
     userAgent: z.string().nullable(),
     createdAt: iso,
     updatedAt: iso,
+    status: entryStatus,
+    position: z.int().min(1).nullable().describe('1-based rank in the queue while waiting, else null'),
+    referralCode: z.string().nullable(),
+    referredBy: z.string().nullable(),
+    referrals: z.int().min(0),
+    confirmedAt: isoOrNull,
+    invitedAt: isoOrNull,
+    acceptedAt: isoOrNull,
   })
   .meta({ id: 'Entry' });
 
 /** POST /v1/waitlist/:slug/join `data` (built by core/serialize.ts `toJoinResult`). */
 export const joinResultSchema = z
-  .object({ entryId: id('ent'), email: z.string(), name: z.string().nullable(), source: z.string(), createdAt: iso })
+  .object({
+    entryId: id('ent'),
+    email: z.string(),
+    name: z.string().nullable(),
+    source: z.string(),
+    createdAt: iso,
+    status: entryStatus.optional(),
+    position: z.int().min(1).nullable().optional(),
+    referralCode: z.string().optional(),
+    referralUrl: z.string().optional(),
+    statusToken: z.string().optional().describe('Lets the subscriber see their status and leave (shown once)'),
+  })
   .meta({ id: 'JoinResult' });
 
 const count = z.int().min(0);
@@ -82,12 +104,15 @@ export const statsSchema = z
     perDay: z.array(z.object({ date: z.iso.date(), count })).describe('The last 30 UTC days, oldest first, zero days included'),
     topSources: z.array(z.object({ source: z.string(), count })).max(10),
     topCountries: z.array(z.object({ country: z.string(), count })).max(10),
+    byStatus: z.object({ pending: count, waiting: count, invited: count, accepted: count }).optional(),
+    referred: count.optional().describe('Entries that came through a referral'),
   })
   .meta({ id: 'Stats' });
 
 // Every field of the settings shapes is optional in a PUT body; GET answers each one with its value.
-const requiredShape = (shape: z.ZodRawShape) =>
-  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodOptional ? v.unwrap() : v]));
+type RequiredShape<S extends z.ZodRawShape> = { [K in keyof S]: S[K] extends z.ZodOptional<infer I> ? I : S[K] };
+const requiredShape = <S extends z.ZodRawShape>(shape: S) =>
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodOptional ? v.unwrap() : v])) as RequiredShape<S>;
 export const projectSettingsSchema = z
   .object({
     ...requiredShape(eventSettingsShape),

@@ -26,9 +26,11 @@ export const toKey = (k: KeyRow): ApiKey => ({
   prefix: k.prefix,
   createdAt: iso(k.createdAt),
   lastUsedAt: isoOrNull(k.lastUsedAt),
+  kind: k.kind,
 });
 
-export const toEntry = (e: EntryRow): Entry => ({
+/** The management API's entry; `position` is computed by the caller (core/lifecycle.ts withPositions). */
+export const toEntry = (e: EntryRow, position: number | null = null): Entry => ({
   entryId: e.id,
   email: e.email,
   name: e.name,
@@ -39,15 +41,27 @@ export const toEntry = (e: EntryRow): Entry => ({
   userAgent: e.userAgent,
   createdAt: iso(e.createdAt),
   updatedAt: iso(e.updatedAt),
+  status: e.status,
+  position: e.status === 'waiting' ? position : null,
+  referralCode: e.referralCode,
+  referredBy: e.referredBy,
+  referrals: e.referrals,
+  confirmedAt: isoOrNull(e.confirmedAt),
+  invitedAt: isoOrNull(e.invitedAt),
+  acceptedAt: isoOrNull(e.acceptedAt),
 });
 
 /** The join route's 201 `data` (also what a honeypot-caught bot is shown, from a row never stored). */
-export const toJoinResult = (e: Pick<EntryRow, 'id' | 'email' | 'name' | 'source' | 'createdAt'>): JoinResult => ({
+export const toJoinResult = (
+  e: Pick<EntryRow, 'id' | 'email' | 'name' | 'source' | 'createdAt'>,
+  lifecycle: Required<Pick<JoinResult, 'status' | 'position' | 'referralCode' | 'referralUrl' | 'statusToken'>>,
+): JoinResult => ({
   entryId: e.id,
   email: e.email,
   name: e.name,
   source: e.source,
   createdAt: iso(e.createdAt),
+  ...lifecycle,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

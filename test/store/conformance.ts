@@ -43,6 +43,7 @@ export function key(projectId: string, over: Partial<KeyRow> = {}): KeyRow {
     updatedAt: T0,
     lastUsedAt: null,
     revokedAt: null,
+    kind: 'publishable',
     ...over,
   };
 }
@@ -62,6 +63,21 @@ export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow
     createdAt: T0,
     updatedAt: T0,
     deletedAt: null,
+    status: 'waiting',
+    ordinal: 0, // given by the store
+    k: 0,
+    referralCode: null,
+    referredBy: null,
+    referrals: 0,
+    statusTokenHash: null,
+    confirmTokenHash: null,
+    confirmSentAt: null,
+    confirmResentAt: null,
+    confirmedAt: null,
+    invitedAt: null,
+    acceptedAt: null,
+    inviteCodeHash: null,
+    inviteExpiresAt: null,
     ...over,
   };
 }
@@ -266,7 +282,7 @@ export function storeConformance(adapter: Adapter) {
 
       it('keyForAuth finds a key by lookup id, revoked ones too (the caller refuses them)', async () => {
         const { p, k } = await fixture();
-        expect(await store.keyForAuth(k.lookup)).toEqual({ id: k.id, projectId: p.id, secretHash: k.secretHash, revokedAt: null });
+        expect(await store.keyForAuth(k.lookup)).toEqual({ id: k.id, projectId: p.id, secretHash: k.secretHash, revokedAt: null, kind: 'publishable' });
         await store.revokeKey(p.id, k.id, T0 + 9);
         expect(await store.keyForAuth(k.lookup)).toMatchObject({ id: k.id, revokedAt: T0 + 9 });
         expect(await store.keyForAuth('missing')).toBeUndefined();

@@ -13,6 +13,7 @@ import type {
   Counted,
   EntryRow,
   InsertEntryResult,
+  KeyAuthRow,
   KeyRow,
   LimiterOptions,
   PageArgs,
@@ -24,7 +25,10 @@ import type {
   UserRow,
 } from '../store.js';
 import { Batcher } from '../batcher.js';
+import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteLifecycle } from './lifecycle.js';
+import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
 import { sqliteUnavailable } from './unavailable.js';
@@ -35,6 +39,7 @@ const DAY_MS = 86_400_000;
 interface PendingJoin {
   row: EntryRow;
   keyId: string;
+  outbox: OutboxWrites | undefined;
 }
 
 /** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
@@ -55,16 +60,22 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  readonly lifecycle: SqliteLifecycle;
+  readonly events: SqliteEventStore;
+  private outboxListeners: (() => void)[] = [];
+  private wroteOutbox = false;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
-      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
     this.projectBySlugStmt = sqlite.prepare(
@@ -74,14 +85,24 @@ class SqliteStore implements Store {
     );
     this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId }) => {
+      const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
-        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
+        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.k = row.ordinal;
+        if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
+        return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
     });
-    this.joins = new Batcher((batch) => this.insertBatch.immediate(batch));
+    this.joins = new Batcher((batch) => {
+      const results = this.insertBatch.immediate(batch);
+      if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
+      return results;
+    });
   }
 
   // ---- users ----
@@ -229,14 +250,21 @@ class SqliteStore implements Store {
       .get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as
-      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
-      | undefined;
+    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
-    return this.joins.add({ row, keyId });
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
+    return this.joins.add({ row, keyId, outbox });
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    this.wroteOutbox = false;
+    for (const l of this.outboxListeners) l();
   }
 
   private entryFilter(projectId: string): SQL {
@@ -267,13 +295,19 @@ class SqliteStore implements Store {
       .returning()
       .get();
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return this.db
-      .update(s.entries)
-      .set({ deletedAt: now, updatedAt: now })
-      .where(this.liveEntry(projectId, entryId))
-      .returning()
-      .get();
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = this.sqlite.transaction(() => {
+      const r = this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning()
+        .get();
+      if (r && outbox) writeOutbox(this.sqlite, outbox(r));
+      return r;
+    })();
+    if (row && outbox) this.outboxWritten();
+    return row;
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);

@@ -131,7 +131,7 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
     for (const [type, s] of Object.entries(r.ok.content)) content[type] = { schema: schemaOf(s, 'output', components) };
     responses[r.ok.status] = { description, content };
   } else {
-    const envelope = successEnvelope(r.ok.data ?? z.null());
+    const envelope = successEnvelope(r.ok.data ?? z.unknown());
     responses[r.ok.status] = { description, content: { 'application/json': { schema: schemaOf(envelope, 'output', components) } } };
   }
   const byStatus = new Map<number, ErrorCode[]>();
