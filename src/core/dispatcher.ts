@@ -18,6 +18,9 @@ export const RETRY_SCHEDULE_SEC = [10, 60, 300, 1800, 7200, 18_000, 36_000, 36_0
 const LEASE_MS = Math.max(15, Number(process.env.WAITLIST_OUTBOX_LEASE_SEC) || 60) * 1000;
 const FANOUT_PAGE = 200;
 const PRUNE_AFTER_MS = 30 * 86_400_000;
+// SQLite calls are synchronous: without this, a long backlog would be worked through in one go and
+// requests (joins) would wait for it. Each page gives the event loop back.
+const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
 
 export interface DispatcherOptions {
   mailer: Mailer | null;
@@ -75,6 +78,7 @@ export class Dispatcher {
         this.again = false;
         await this.fanOut();
         await this.claimAndSend();
+        await yieldToIo();
       } while (this.again && !this.stopped);
     } catch (err) {
       this.opts.log?.(`outbox dispatcher: ${(err as Error).message}`);
@@ -88,6 +92,7 @@ export class Dispatcher {
     for (let i = 0; i < 5; i++) {
       const n = await this.store.events.fanOut(FANOUT_PAGE, this.plan);
       if (n < FANOUT_PAGE) return;
+      await yieldToIo();
     }
     this.again = true;
   }

@@ -133,3 +133,6 @@ export async function testWebhook(store: Store, dispatcher: Dispatcher, projectI
   );
   return retryDelivery(store, dispatcher, projectId, webhookId, id);
 }
+
+/** The project's email log, newest first. */
+export const listEmails = (store: Store, projectId: string, page: PageArgs) => store.events.listEmails(projectId, page);

@@ -59,3 +59,12 @@ it('creates, lists, tests, shows deliveries, retries and deletes webhooks', asyn
   expect(await cliJson(['webhook', 'list', '--project', 'hooked'], as())).toEqual([]);
   expect(rx.badSignatures).toBe(0);
 });
+
+it('serve refuses a malformed --smtp-url or --public-url before starting', async () => {
+  for (const [flag, value] of [['--smtp-url', 'http://mail.example.com'], ['--public-url', 'waitlist.example.com']] as const) {
+    const r = await cli(['serve', '--port', '0', '--db', ':memory:', flag, value], as());
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain(flag);
+    expect(r.stdout).toBe('');
+  }
+});

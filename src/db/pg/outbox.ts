@@ -163,11 +163,17 @@ export class PgEventStore implements EventStore {
         .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)));
       const projects = (await tx.select().from(s.projects).where(inArray(s.projects.id, projectIds))) as ProjectRow[];
       const out: NewDelivery[] = [];
+      const keep: string[] = [];
+      const drop: string[] = [];
       for (const e of events) {
-        out.push(...plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId)));
+        const ds = plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId));
+        out.push(...ds);
+        // An event no webhook wants is not kept (nothing will ever read its payload).
+        (ds.some((d) => d.kind === 'webhook') ? keep : drop).push(e.id);
       }
       await insertDeliveries(tx, out);
-      await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, events.map((e) => e.id)));
+      if (keep.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, keep));
+      if (drop.length) await tx.delete(s.events).where(inArray(s.events.id, drop));
       return events.length;
     });
   }

@@ -173,12 +173,15 @@ export class SqliteEventStore implements EventStore {
         .all();
       const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
       const out: NewDelivery[] = [];
+      const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
+      const drop = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
       for (const e of events) {
-        out.push(...plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId)));
+        const ds = plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId));
+        out.push(...ds);
+        // An event no webhook wants is not kept (nothing will ever read its payload).
+        (ds.some((d) => d.kind === 'webhook') ? mark : drop).run(e.id);
       }
       this.insertDeliveries(out);
-      const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
-      for (const e of events) mark.run(e.id);
       return events.length;
     }).immediate();
   }
