@@ -23,7 +23,13 @@ function slowReceiver(delayMs) {
     });
   });
   return new Promise((ok) =>
-    server.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${server.address().port}/hook`, count: () => received, close: () => (server.closeAllConnections(), server.close()) })),
+    server.listen(0, '127.0.0.1', () =>
+      ok({
+        url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
+        count: () => received,
+        close: () => (server.closeAllConnections(), server.close()),
+      }),
+    ),
   );
 }
 
@@ -36,9 +42,15 @@ async function seedBacklog(file, projectId, webhookId, n) {
   const db = new Database(file);
   const now = Date.now();
   const ev = db.prepare('INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (?, ?, ?, ?, ?, 1)');
-  const dl = db.prepare(`INSERT INTO deliveries (id, project_id, kind, webhook_id, event_id, type, status, attempts, last_error, next_attempt_at, created_at, updated_at)
+  const dl =
+    db.prepare(`INSERT INTO deliveries (id, project_id, kind, webhook_id, event_id, type, status, attempts, last_error, next_attempt_at, created_at, updated_at)
     VALUES (?, ?, 'webhook', ?, ?, 'entry.created', 'pending', 3, 'HTTP 503', ?, ?, ?)`);
-  const payload = JSON.stringify({ type: 'entry.created', timestamp: new Date(now).toISOString(), projectId, data: { entryId: 'ent_x', email: 'x@bench.example' } });
+  const payload = JSON.stringify({
+    type: 'entry.created',
+    timestamp: new Date(now).toISOString(),
+    projectId,
+    data: { entryId: 'ent_x', email: 'x@bench.example' },
+  });
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       const id = String(i).padStart(8, '0');
@@ -54,10 +66,23 @@ export async function benchEvents(h) {
   h.log(`events: joins/s with no webhook, a webhook to a 10 s receiver${h.PG ? '' : `, and ${BACKLOG.toLocaleString('en')} undelivered`}`);
   const rx = await slowReceiver(10_000);
   const serve = (db) =>
-    h.startProcess('node', [BIN, 'serve', '--port', '0', '--no-rate-limit', '--allow-private-webhooks', ...(db.url ? ['--database-url', db.url] : ['--db', db.file])], {
-      WAITLIST_RATE_LIMIT: 'off',
-      DATABASE_URL: '',
-    });
+    h.startProcess(
+      'node',
+      [
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--no-rate-limit',
+        '--allow-private-webhooks',
+        ...(db.url ? ['--database-url', db.url] : ['--db', db.file]),
+      ],
+      {
+        WAITLIST_RATE_LIMIT: 'off',
+        DATABASE_URL: '',
+      },
+    );
+  /** @type {any[]} */
   const cases = [];
   try {
     for (const name of h.PG ? ['off', 'on'] : ['off', 'on', 'backlog']) {
@@ -78,7 +103,8 @@ export async function benchEvents(h) {
     }
     for (const c of cases) await h.load(c.srv.url, c.path, c.key, { seconds: 2, run: `evw-${c.name}` });
     for (const c of cases) c.rssStart = rssMb(c.srv.child.pid);
-    for (let i = 0; i < ROUNDS; i++) for (const c of cases) c.runs.push(await h.load(c.srv.url, c.path, c.key, { run: `ev${i}-${c.name}` }));
+    for (let i = 0; i < ROUNDS; i++)
+      for (const c of cases) c.runs.push(await h.load(c.srv.url, c.path, c.key, { run: `ev${i}-${c.name}` }));
     for (const c of cases) {
       c.rps = median(c.runs.map((r) => r.rps));
       c.rssEnd = rssMb(c.srv.child.pid);

@@ -4,7 +4,7 @@ import { type EventSettings, eventSettingsShape } from './settings-events.js';
 import { type LifecycleSettings, lifecycleSettingsShape } from './settings-lifecycle.js';
 import { type SurfaceSettings, surfaceSettingsShape } from './settings-surface.js';
 
-/** Limits written in CONTRACT.md; one place so server, client and docs agree. */
+/** The contract's limits (docs/api.md); one place so server, client and docs agree. */
 export const LIMITS = {
   bodyBytes: 16 * 1024,
   metadataBytes: 8 * 1024,

@@ -129,14 +129,22 @@ export class Dispatcher {
       outcome =
         wait === undefined
           ? { status: 'failed', attempts, lastStatusCode: result.statusCode, lastError: result.error, nextAttemptAt: null, clearData: true }
-          : { status: 'pending', attempts, lastStatusCode: result.statusCode, lastError: result.error, nextAttemptAt: now + wait * 1000, clearData: false };
+          : {
+              status: 'pending',
+              attempts,
+              lastStatusCode: result.statusCode,
+              lastError: result.error,
+              nextAttemptAt: now + wait * 1000,
+              clearData: false,
+            };
     }
     await this.store.events.finish(d.id, d.lease, outcome, now);
     return outcome;
   }
 
   private async sendHook(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
-    if (!d.webhook || d.payload === null || !d.eventId) return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
+    if (!d.webhook || d.payload === null || !d.eventId)
+      return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
     if (!d.webhook.enabled) return { ok: false, statusCode: null, error: 'webhook is disabled', final: true };
     return sendWebhook(d.webhook.url, d.webhook.secret, d.eventId, d.payload, this.opts.allowPrivateWebhooks);
   }
@@ -152,7 +160,9 @@ export class Dispatcher {
       const { count, rows } = await this.store.events.signupsBetween(d.projectId, Number(vars.from), Number(vars.to), 100);
       if (count === 0) return { ok: true, statusCode: null, error: null }; // nothing to report
       vars.count = count;
-      vars.signups = rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') + (count > rows.length ? `\n… and ${count - rows.length} more` : '');
+      vars.signups =
+        rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') +
+        (count > rows.length ? `\n… and ${count - rows.length} more` : '');
     }
     const templates = effectiveTemplates(await this.store.events.templates(d.projectId));
     const t = templates[d.type as EmailTemplate];
@@ -172,9 +182,12 @@ export class Dispatcher {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([grace, (async () => {
-      while (this.running) await new Promise((r) => setTimeout(r, 10));
-      await Promise.allSettled([...this.inflight]);
-    })()]);
+    await Promise.race([
+      grace,
+      (async () => {
+        while (this.running) await new Promise((r) => setTimeout(r, 10));
+        await Promise.allSettled([...this.inflight]);
+      })(),
+    ]);
   }
 }

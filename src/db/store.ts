@@ -179,6 +179,8 @@ export interface Store {
   readonly events: EventStore;
   /** `listener` runs after each commit that wrote outbox rows (the dispatcher wakes on it). */
   onOutboxWrite(listener: () => void): void;
+  /** Readiness probe: resolves when the database can take writes now; rejects (DatabaseUnavailableError) otherwise. Cheap. */
+  ping(): Promise<void>;
 
   close(): Promise<void>;
 }

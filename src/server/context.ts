@@ -6,6 +6,7 @@ import type { Dispatcher } from '../core/dispatcher.js';
 import type { Mailer } from '../core/mailer.js';
 import type { Trust } from './client-ip.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
+import type { ReadinessCheck } from './readiness.js';
 
 export interface Req extends Request {
   id?: string;
@@ -43,6 +44,8 @@ export interface Deps {
   dispatcher: Dispatcher;
   /** null when the server has no SMTP (--smtp-url). */
   mailer: Mailer | null;
+  /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
+  readiness?: ReadinessCheck[];
 }
 
 /** The signed-in user of a request that passed requireSession. */

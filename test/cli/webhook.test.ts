@@ -38,10 +38,14 @@ it('creates, lists, tests, shows deliveries, retries and deletes webhooks', asyn
 
   expect((await postJoin(srv.url, 'hooked', key.key, { email: 'cli-hook@example.com' })).status).toBe(201);
   await waitFor(() => rx.received.some((m) => m.type === 'entry.created'), 10_000, 'entry.created');
-  const deliveries = await waitFor(async () => {
-    const d = await cliJson(['webhook', 'deliveries', w.webhookId, '--project', 'hooked'], as());
-    return d.some((x: any) => x.type === 'entry.created' && x.status === 'delivered') && d;
-  }, 10_000, 'delivered');
+  const deliveries = await waitFor(
+    async () => {
+      const d = await cliJson(['webhook', 'deliveries', w.webhookId, '--project', 'hooked'], as());
+      return d.some((x: any) => x.type === 'entry.created' && x.status === 'delivered') && d;
+    },
+    10_000,
+    'delivered',
+  );
   expect(deliveries.map((d: any) => d.type).sort()).toEqual(['entry.created', 'ping']);
 
   const retried = await cliJson(['webhook', 'retry', w.webhookId, ping.deliveryId, '--project', 'hooked'], as());
@@ -61,7 +65,10 @@ it('creates, lists, tests, shows deliveries, retries and deletes webhooks', asyn
 });
 
 it('serve refuses a malformed --smtp-url or --public-url before starting', async () => {
-  for (const [flag, value] of [['--smtp-url', 'http://mail.example.com'], ['--public-url', 'waitlist.example.com']] as const) {
+  for (const [flag, value] of [
+    ['--smtp-url', 'http://mail.example.com'],
+    ['--public-url', 'waitlist.example.com'],
+  ] as const) {
     const r = await cli(['serve', '--port', '0', '--db', ':memory:', flag, value], as());
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toContain(flag);

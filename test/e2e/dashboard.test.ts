@@ -18,6 +18,8 @@ if (!HAVE_CHROMIUM) {
 }
 // Each run saves its screenshots under test-results/ (ignored by git); WAITLIST_SCREENSHOTS=docs
 // refreshes the ones the README shows, in docs/screenshots.
+// page.evaluate callbacks run in the browser: the little of the DOM they read (the test files compile without lib.dom).
+declare const document: { activeElement: { textContent: string | null } | null; documentElement: { scrollWidth: number } };
 const SHOTS = join(ROOT, process.env.WAITLIST_SCREENSHOTS === 'docs' ? 'docs/screenshots' : 'test-results/screenshots');
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {

@@ -30,6 +30,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     throw new ApiError(0, 'network', 'Cannot reach the server. Check that it is running and try again.');
   }
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed body is read field by field with optional chaining below
   let env: any;
   try {
     env = await res.json();

@@ -1,5 +1,5 @@
 // The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler, type User } from './api.js';
 import { AuthPage } from './pages/Auth.js';
@@ -37,7 +37,7 @@ function App() {
 
   if (user === undefined) return <p class="loading">Loading…</p>;
 
-  let page;
+  let page: JSX.Element;
   if (!user) {
     page = <AuthPage mode={route[0] === 'signup' ? 'signup' : 'login'} onSignedIn={(u) => (setUser(u), go('/projects'))} />;
   } else if (route[0] === 'projects' && route[1]) {
@@ -48,6 +48,7 @@ function App() {
 
   return (
     <>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link; the click moves focus without touching the hash route */}
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>

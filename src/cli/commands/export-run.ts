@@ -34,7 +34,8 @@ function progressBar(err: Output, counter: Counter, format: ExportFormat, total:
       const frac = Math.min(1, rows / known);
       const width = 24;
       const filled = Math.round(frac * width);
-      line = `${err.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)} ${(frac * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')}/${known.toLocaleString('en')} entries, ${humanBytes(counter.bytes)}`;
+      const bar = `${err.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)}`;
+      line = `${bar} ${(frac * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')}/${known.toLocaleString('en')} entries, ${humanBytes(counter.bytes)}`;
     }
     err.err.write(`\r\x1b[K${line}`);
   };

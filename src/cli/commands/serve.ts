@@ -1,5 +1,5 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
@@ -54,6 +54,15 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
   return out;
 }
 
+/** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
+function secondsArg(name: string, min: number, max: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max) throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
+    return Math.round(n * 1000);
+  };
+}
+
 export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
@@ -82,6 +91,17 @@ export function registerServe(program: Command) {
     .addOption(new Option('--smtp-url <url>', 'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)').default(process.env.WAITLIST_SMTP_URL))
     .addOption(new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM))
     .option('--allow-private-webhooks', 'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)', envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'))
+    .addOption(new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')))
+    .addOption(
+      new Option('--pg-connect-timeout <seconds>', 'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)').default(
+        env('WAITLIST_PG_CONNECT_TIMEOUT', '5'),
+      ),
+    )
+    .addOption(
+      new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
+        env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
+      ),
+    )
     .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
     .addHelpText(
       'after',
@@ -98,6 +118,11 @@ Examples:
     const { runServe } = await import('./serve-run.js');
     await runServe({
       ...dbConfig(opts),
+      pg: {
+        poolSize: intArg('--pg-pool-size', 1, 1000)(opts.pgPoolSize),
+        connectTimeoutMs: secondsArg('--pg-connect-timeout', 0.1, 600)(opts.pgConnectTimeout),
+        statementTimeoutMs: secondsArg('--pg-statement-timeout', 0.1, 3600)(opts.pgStatementTimeout),
+      },
       port: intArg('--port', 0, 65535)(opts.port),
       host: opts.host,
       openSignup: Boolean(opts.openSignup),

@@ -8,8 +8,9 @@ import type { Polka } from 'polka';
 import { loginBody, signupBody } from '../../contract/schemas.js';
 import { AppError } from '../../core/errors.js';
 import { toUser } from '../../core/serialize.js';
-import { createSession, endSession } from '../../core/sessions.js';
+import { createSession, endAllSessions, endSession } from '../../core/sessions.js';
 import * as users from '../../core/users.js';
+import type { UserRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
@@ -32,7 +33,7 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
     const ip = clientIp(req, deps.trust) ?? 'unknown';
     // A backing-off email+IP (or IP) is refused before bcrypt runs, even with the right password.
     if (authLimiter) await authLimiter.checkLogin(email, ip);
-    let user;
+    let user: UserRow;
     try {
       user = await users.login(store, body);
     } catch (e) {
@@ -53,7 +54,7 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
   });
 
   app.post('/api/auth/logout-all', requireSession, async (req, res) => {
-    await store.deleteUserSessions(userOf(req).id);
+    await endAllSessions(store, userOf(req).id);
     setSessionCookie(req, res, deps, '', 0);
     send(res, 200, 'Logged out of every session', null);
   });

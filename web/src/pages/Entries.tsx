@@ -70,6 +70,7 @@ export function EntriesTab({ project }: { project: Project }) {
           <span class="label" id="export-label">
             Export{query ? ' matches' : ''}
           </span>
+          {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would add its own border and legend layout; role=group says the same */}
           <div class="row" role="group" aria-labelledby="export-label">
             <a class="button small" href={api.exportUrl(pid, 'csv', query || undefined)} download>
               CSV
