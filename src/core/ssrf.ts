@@ -93,7 +93,10 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
     return 'url points to a loopback address (allowed only with --allow-private-webhooks)';
   }
   try {
-    await resolveTarget(url, false);
+    // Bounded: a slow resolver must not hold the request (an unresolved name is checked again at send time).
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<void>((r) => (timer = setTimeout(r, 3000)));
+    await Promise.race([resolveTarget(url, false), slow]).finally(() => clearTimeout(timer));
   } catch (err) {
     if (err instanceof BlockedAddressError) return `url: ${err.message}`;
   }
