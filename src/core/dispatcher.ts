@@ -21,6 +21,8 @@ const PRUNE_AFTER_MS = 30 * 86_400_000;
 // SQLite calls are synchronous: without this, a long backlog would be worked through in one go and
 // requests (joins) would wait for it. Each page gives the event loop back.
 const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const ROUND_GAP_MS = 25;
 
 export interface DispatcherOptions {
   mailer: Mailer | null;
@@ -78,7 +80,9 @@ export class Dispatcher {
         this.again = false;
         await this.fanOut();
         await this.claimAndSend();
-        await yieldToIo();
+        // Under a stream of joins every commit wakes us: rounds at most every ROUND_GAP_MS batch that
+        // work (one fan-out per many joins) instead of running back to back beside the join path.
+        await (this.again ? sleep(ROUND_GAP_MS) : yieldToIo());
       } while (this.again && !this.stopped);
     } catch (err) {
       this.opts.log?.(`outbox dispatcher: ${(err as Error).message}`);
