@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 
 const BIN = join(resolve(import.meta.dirname, '..'), 'bin/waitlist.js');
 const BACKLOG = 1_000_000;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.WAITLIST_BENCH_EVENT_ROUNDS) || 3;
 
 function slowReceiver(delayMs) {
   let received = 0;
@@ -103,8 +103,12 @@ export async function benchEvents(h) {
     }
     for (const c of cases) await h.load(c.srv.url, c.path, c.key, { seconds: 2, run: `evw-${c.name}` });
     for (const c of cases) c.rssStart = rssMb(c.srv.child.pid);
-    for (let i = 0; i < ROUNDS; i++)
+    for (let i = 0; i < ROUNDS; i++) {
       for (const c of cases) c.runs.push(await h.load(c.srv.url, c.path, c.key, { run: `ev${i}-${c.name}` }));
+      h.log(
+        `events round ${i + 1}: ${cases.map((c) => `${c.name} ${h.fmt(c.runs[i].rps, 0)}/s RSS ${h.fmt(rssMb(c.srv.child.pid), 0)} MB`).join(', ')}`,
+      );
+    }
     for (const c of cases) {
       c.rps = median(c.runs.map((r) => r.rps));
       c.rssEnd = rssMb(c.srv.child.pid);
