@@ -75,3 +75,19 @@ it('serve refuses a malformed --smtp-url or --public-url before starting', async
     expect(r.stdout).toBe('');
   }
 });
+
+it('project settings takes the email flags; without SMTP a setting that sends email exits 1 with smtp_not_configured', async () => {
+  await cliJson(['project', 'create', '--name', 'Mailless', '--slug', 'mailless'], as());
+  const set = await cliJson(
+    ['project', 'settings', 'mailless', '--notify-emails', 'a@example.com, b@example.com', '--notify', 'off'],
+    as(),
+  );
+  expect(set).toMatchObject({ notifyEmails: ['a@example.com', 'b@example.com'], notify: 'off', welcomeEmail: false });
+  const refused = await cli(['project', 'settings', 'mailless', '--welcome-email'], as());
+  expect(refused.exitCode).toBe(1);
+  expect(refused.stderr).toMatch(/smtp_not_configured/);
+  const bad = await cli(['project', 'settings', 'mailless', '--notify', 'daily'], as());
+  expect(bad.exitCode).toBe(2);
+  expect(bad.stderr).toMatch(/--notify/);
+  expect(await cliJson(['project', 'settings', 'mailless', '--notify-emails', ''], as())).toMatchObject({ notifyEmails: [] });
+});

@@ -49,6 +49,9 @@ export interface SettingsOpts extends JsonOpt {
   anyOrigin?: boolean;
   blockDisposable?: boolean;
   honeypotField?: string | false;
+  welcomeEmail?: boolean;
+  notifyEmails?: string;
+  notify?: string;
 }
 
 /** Shows the project's settings, or changes the ones named by flags and shows the result. */
@@ -57,10 +60,21 @@ export async function projectSettings(ref: string, opts: SettingsOpts) {
     throw new CliError('give --allowed-origins or --any-origin, not both', EXIT.usage);
   }
   const change: Record<string, unknown> = {};
-  if (opts.allowedOrigins !== undefined) change.allowedOrigins = opts.allowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  if (opts.allowedOrigins !== undefined)
+    change.allowedOrigins = opts.allowedOrigins
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  if (opts.welcomeEmail !== undefined) change.welcomeEmail = opts.welcomeEmail;
+  if (opts.notifyEmails !== undefined)
+    change.notifyEmails = opts.notifyEmails
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
+  if (opts.notify !== undefined) change.notify = opts.notify;
   const client = await sessionClient();
   const out = output(opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
@@ -68,6 +82,9 @@ export async function projectSettings(ref: string, opts: SettingsOpts) {
     allowedOrigins: '--allowed-origins',
     blockDisposableEmails: '--block-disposable',
     honeypotField: '--honeypot-field',
+    welcomeEmail: '--welcome-email',
+    notifyEmails: '--notify-emails',
+    notify: '--notify',
   });
   const settings = await client.updateSettings(ref, body);
   out.success(`Updated the settings of project ${ref}`);

@@ -60,18 +60,26 @@ export function registerProject(program: Command) {
         .command('settings')
         .argument('<id-or-slug>', 'projectId or slug')
         .description('Show or change the join protections of a project (no flags: show them)')
-        .option('--allowed-origins <origins>', 'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com')
+        .option(
+          '--allowed-origins <origins>',
+          'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com',
+        )
         .option('--any-origin', 'allow browsers on any origin (the default)')
         .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
         .option('--no-block-disposable', 'accept throwaway email domains (the default)')
         .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
-        .option('--no-honeypot-field', 'turn the honeypot off'),
+        .option('--no-honeypot-field', 'turn the honeypot off')
+        .option('--welcome-email', 'email each new subscriber a welcome (needs SMTP on the server)')
+        .option('--no-welcome-email', 'send no welcome email (the default)')
+        .option('--notify-emails <addresses>', 'comma-separated addresses that get sign-up notices ("" for none)')
+        .option('--notify <mode>', 'sign-up notices: each (one email per sign-up), hourly (a digest) or off (the default)'),
     ),
     [
       'waitlist project settings my-app',
       'waitlist project settings my-app --allowed-origins https://example.com,https://www.example.com',
       'waitlist project settings my-app --block-disposable --honeypot-field website',
       'waitlist project settings my-app --any-origin --no-honeypot-field --json',
+      'waitlist project settings my-app --welcome-email --notify-emails founder@example.com --notify hourly',
     ],
   ).action(async (ref: string, opts) => (await run()).projectSettings(ref, opts));
 }
