@@ -1,14 +1,19 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
 import { type Command, Option } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
+import { CliError, EXIT } from '../errors.js';
+import { intValue } from '../options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
 
+/** An integer flag (or its env var's value): the CLI's one integer parser; a bad value is a usage error (exit 2). */
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
-    return n;
+    try {
+      return intValue(min, max)(v);
+    } catch (err) {
+      throw new CliError(`${name} ${(err as Error).message}, not '${v}' (flag or env var)`, EXIT.usage);
+    }
   };
 }
 
@@ -24,7 +29,7 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
   try {
     compileTrust(list);
   } catch {
-    throw new Error(`--trust-proxy: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${v}`);
+    throw new CliError(`--trust-proxy: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${v}`, EXIT.usage);
   }
   return list;
 }
@@ -67,7 +72,7 @@ export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
     .description('Run the waitlist server (join endpoint, management API, dashboard)')
-    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT ?? '8080'))
+    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT || '8080'))
     .addOption(new Option('--host <host>', 'address to bind (env HOST)').default(process.env.HOST || '127.0.0.1'))
     .option('--open-signup', 'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)', envOn('WAITLIST_OPEN_SIGNUP'))
     .addOption(

@@ -1,4 +1,5 @@
 // Accounts and sessions.
+//   GET  /api/auth/status   authStatus  (public: sign-up open? any account yet?)
 //   POST /api/auth/signup   signup
 //   POST /api/auth/login    login
 //   POST /api/auth/logout   logout      (session)
@@ -18,6 +19,11 @@ import { requireSession, setSessionCookie } from '../middleware.js';
 
 export function authRoutes(app: Polka<Req>, deps: Deps) {
   const { store, options, authLimiter } = deps;
+
+  app.get('/api/auth/status', async (req, res) => {
+    if (authLimiter) await authLimiter.status(clientIp(req, deps.trust) ?? 'unknown');
+    send(res, 200, 'Auth status', await users.authStatus(store, options.openSignup));
+  });
 
   app.post('/api/auth/signup', async (req, res) => {
     const body = await readJson(req, signupBody);
