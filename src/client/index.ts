@@ -22,6 +22,7 @@ import type {
   SignupBody,
   UpdateEntryBody,
 } from '../contract/schemas.js';
+import type { EntryStatusName, InvitePreview, InviteResult, LeaderboardEntry } from '../contract/lifecycle.js';
 import type {
   CreateWebhookBody,
   Delivery,
@@ -153,14 +154,18 @@ export class WaitlistClient {
   listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>
     this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
   getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
-  createKey = (p: string, body: { name: string }) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
+  createKey = (p: string, body: { name: string; kind?: 'publishable' | 'secret' }) =>
+    this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
   updateKey = (p: string, k: string, body: { name: string }) =>
     this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
   deleteKey = (p: string, k: string) =>
     this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
-  listEntries = (p: string, q: { page?: number; limit?: number; search?: string } = {}) =>
+  listEntries = (
+    p: string,
+    q: { page?: number; limit?: number; search?: string; status?: EntryStatusName; sort?: 'newest' | 'position' } = {},
+  ) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
@@ -172,6 +177,12 @@ export class WaitlistClient {
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
 
+  // ---- lifecycle ----
+  /** Invites the next `count` waiting entries or the given ones (dryRun: only lists who would be invited). */
+  inviteEntries = (p: string, body: { count: number; dryRun?: boolean } | { entryIds: string[]; dryRun?: boolean }) =>
+    this.request<InviteResult | InvitePreview>('POST', `/api/project/${enc(p)}/invites`, { body });
+  /** Top referrers with their full entries. */
+  leaderboard = (p: string) => this.request<LeaderboardEntry[]>('GET', `/api/project/${enc(p)}/leaderboard`);
   // ---- webhooks, email log, email templates (events layer) ----
   listWebhooks = (p: string, q: { page?: number; limit?: number } = {}) =>
     this.request<Page<Webhook>>('GET', `/api/project/${enc(p)}/webhooks`, { query: q });

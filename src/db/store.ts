@@ -1,4 +1,5 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { LifecycleStore } from './lifecycle.js';
 import type { EventStore, OutboxWrites } from './outbox.js';
 
 // The one interface core code sees. Each dialect (src/db/sqlite, src/db/pg) implements it; nothing
@@ -50,7 +51,11 @@ export interface KeyRow {
   updatedAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** `publishable` (joins only; every key made before kinds existed) or `secret` (server-to-server). */
+  kind: KeyKind;
 }
+
+export type KeyKind = 'publishable' | 'secret';
 
 /** What the join path needs about a key, in one indexed read. */
 export interface KeyAuthRow {
@@ -58,6 +63,7 @@ export interface KeyAuthRow {
   projectId: string;
   secretHash: string;
   revokedAt: number | null;
+  kind: KeyKind;
 }
 
 export interface EntryRow {
@@ -74,7 +80,26 @@ export interface EntryRow {
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
+  // The lifecycle (src/db/lifecycle.ts). `ordinal` and `k` are given by the store inside the insert's
+  // transaction (k = ordinal - referralBoost × referrals); the token columns hold SHA-256 hashes only.
+  status: EntryStatus;
+  ordinal: number;
+  k: number;
+  referralCode: string | null;
+  referredBy: string | null;
+  referrals: number;
+  statusTokenHash: string | null;
+  confirmTokenHash: string | null;
+  confirmSentAt: number | null;
+  confirmResentAt: number | null;
+  confirmedAt: number | null;
+  invitedAt: number | null;
+  acceptedAt: number | null;
+  inviteCodeHash: string | null;
+  inviteExpiresAt: number | null;
 }
+
+export type EntryStatus = 'pending' | 'waiting' | 'invited' | 'accepted';
 
 export interface PageArgs {
   offset: number;
@@ -150,8 +175,12 @@ export interface Store {
   keyForAuth(lookup: string): Promise<KeyAuthRow | undefined>;
 
   // entries (reads skip soft-deleted rows)
-  /** Inserts unless a live entry of the project has the same emailNorm; resolves after the commit.
-   * `outbox` (events, emails) is written in the same group commit, only when the row was inserted. */
+  /**
+   * Inserts unless a live entry of the project has the same emailNorm; resolves after the commit.
+   * In the same transaction: the row's join ordinal (and k) is given; when it enters the queue as
+   * `waiting` with a `referredBy`, that referrer is credited; `outbox` (events, emails) is written,
+   * only when the row was inserted.
+   */
   insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult>;
   listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>>;
   /** Up to `limit` entries older than `beforeId` (newest first), for streaming exports. */
@@ -171,6 +200,9 @@ export interface Store {
     outbox?: (deleted: EntryRow) => OutboxWrites,
   ): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
+
+  /** Statuses, queue positions, referrals, tokens and invites (src/db/lifecycle.ts). */
+  readonly lifecycle: LifecycleStore;
 
   /** A rate limiter whose counters live where every instance sharing this database sees them. */
   rateLimiter(opts: LimiterOptions): RateLimiterAbstract;

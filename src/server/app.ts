@@ -9,6 +9,9 @@ import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { subscriberRoutes } from './routes/subscriber.js';
+import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
 import { templateRoutes } from './routes/templates.js';
@@ -22,6 +25,8 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(apiGuard(deps));
   healthRoutes(app, deps);
   joinRoutes(app, deps);
+  subscriberRoutes(app, deps);
+  subscriberPages(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
@@ -29,6 +34,7 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  lifecycleRoutes(app, deps);
   webhookRoutes(app, deps);
   templateRoutes(app, deps);
   dashboardRoutes(app);

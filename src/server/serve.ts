@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { openStore, type DbConfig } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
+import { purgePending } from '../core/lifecycle.js';
 import { Dispatcher, type DispatcherOptions } from '../core/dispatcher.js';
 import { Mailer } from '../core/mailer.js';
 import { createApp } from './app.js';
@@ -48,6 +49,11 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
   };
   const app = createApp(deps);
+  // Unconfirmed (pending) entries past their project's pendingPurgeDays are erased hourly.
+  const purge = () => void purgePending(store).catch((e: Error) => console.error('pending purge failed:', e.message));
+  const purger = setInterval(purge, 3_600_000);
+  purger.unref();
+  setTimeout(purge, 5_000).unref();
   const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
   let closing: Promise<void> | undefined;
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
@@ -90,6 +96,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           });
           server.closeIdleConnections();
         });
+        clearInterval(purger);
         await dispatcher.stop();
         mailer?.close();
         await store.close();

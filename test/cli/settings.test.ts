@@ -1,13 +1,9 @@
 // `waitlist project settings`: show, change each protection, and the effect on the join route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, postJoin, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { cli, cliJson, cliSignup, freshHome } from './cli.js';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
-import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
-import { cli, cliJson, cliSignup, freshHome } from './cli.js';
-
-// The feature layers' settings are part of the object too, with their defaults.
-const FEATURES = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults };
 
 let srv: TestServer;
 let home: string;
@@ -27,7 +23,7 @@ afterAll(async () => {
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {
     expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual({
-      ...FEATURES,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
       allowedOrigins: [],
       blockDisposableEmails: false,
       honeypotField: null,
@@ -36,20 +32,11 @@ describe('project settings', () => {
 
   it('changes only the settings named, and the join route follows them', async () => {
     const set = await cliJson(
-      [
-        'project',
-        'settings',
-        'guarded',
-        '--allowed-origins',
-        'https://example.com, https://www.example.com',
-        '--block-disposable',
-        '--honeypot-field',
-        'website',
-      ],
+      ['project', 'settings', 'guarded', '--allowed-origins', 'https://example.com, https://www.example.com', '--block-disposable', '--honeypot-field', 'website'],
       as(),
     );
     expect(set).toEqual({
-      ...FEATURES,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
       allowedOrigins: ['https://example.com', 'https://www.example.com'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -65,7 +52,7 @@ describe('project settings', () => {
     expect(entries).toHaveLength(1); // the honeypot join was not stored
 
     const back = await cliJson(['project', 'settings', 'guarded', '--any-origin', '--no-block-disposable', '--no-honeypot-field'], as());
-    expect(back).toEqual({ ...FEATURES, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
+    expect(back).toEqual({ ...eventSettingsDefaults, ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
   });
 
   it('rejects bad values as usage errors naming the flag, and conflicting flags', async () => {

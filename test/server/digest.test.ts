@@ -52,6 +52,7 @@ beforeAll(async () => {
   });
   await store.insertKey({
     id: 'key_d1',
+    kind: 'publishable',
     projectId,
     name: 'k',
     lookup: 'lk_d1',

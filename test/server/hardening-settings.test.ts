@@ -1,9 +1,17 @@
 // Per-project join settings over HTTP: the sub-resource itself, and what each setting does at join.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
-import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import {
+  cleanup,
+  Client,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type TestServer,
+} from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;
@@ -19,15 +27,7 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-// The feature layers' settings are part of the object too, with their defaults.
-const DEFAULTS = {
-  ...eventSettingsDefaults,
-  ...lifecycleSettingsDefaults,
-  ...surfaceSettingsDefaults,
-  allowedOrigins: [],
-  blockDisposableEmails: false,
-  honeypotField: null,
-};
+const DEFAULTS = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
@@ -44,17 +44,13 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
-      ...DEFAULTS,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',
     });
     expect((await owner.get(`/api/project/${projectId}/settings`)).body.data).toEqual(p2.body.data);
-    const p3 = await owner.put(`/api/project/${projectId}/settings`, {
-      allowedOrigins: [],
-      honeypotField: null,
-      blockDisposableEmails: false,
-    });
+    const p3 = await owner.put(`/api/project/${projectId}/settings`, { allowedOrigins: [], honeypotField: null, blockDisposableEmails: false });
     expect(p3.body.data).toEqual(DEFAULTS);
 
     const project = await owner.get(`/api/project/${projectId}`);

@@ -46,6 +46,7 @@ beforeAll(async () => {
   });
   await store.insertKey({
     id: 'key_o1',
+    kind: 'publishable',
     projectId,
     name: 'k',
     lookup: 'lk_o1',

@@ -52,6 +52,13 @@ export interface SettingsOpts extends JsonOpt {
   welcomeEmail?: boolean;
   notifyEmails?: string;
   notify?: string;
+  doubleOptIn?: boolean;
+  referralBoost?: number;
+  referralUrl?: string | false;
+  publicLeaderboard?: boolean;
+  inviteTtlDays?: number;
+  inviteUrl?: string | false;
+  pendingPurgeDays?: number;
 }
 
 /** Shows the project's settings, or changes the ones named by flags and shows the result. */
@@ -75,6 +82,13 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
       .map((e) => e.trim())
       .filter(Boolean);
   if (opts.notify !== undefined) change.notify = opts.notify;
+  if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
+  if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;
+  if (opts.referralUrl !== undefined) change.referralUrl = opts.referralUrl === false ? null : opts.referralUrl;
+  if (opts.publicLeaderboard !== undefined) change.publicLeaderboard = opts.publicLeaderboard;
+  if (opts.inviteTtlDays !== undefined) change.inviteTtlDays = opts.inviteTtlDays;
+  if (opts.inviteUrl !== undefined) change.inviteUrl = opts.inviteUrl === false ? null : opts.inviteUrl;
+  if (opts.pendingPurgeDays !== undefined) change.pendingPurgeDays = opts.pendingPurgeDays;
   const client = await sessionClient(ctx);
   const out = output(ctx, opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
@@ -85,6 +99,13 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     welcomeEmail: '--welcome-email',
     notifyEmails: '--notify-emails',
     notify: '--notify',
+    doubleOptIn: '--double-opt-in',
+    referralBoost: '--referral-boost',
+    referralUrl: '--referral-url',
+    publicLeaderboard: '--public-leaderboard',
+    inviteTtlDays: '--invite-ttl-days',
+    inviteUrl: '--invite-url',
+    pendingPurgeDays: '--pending-purge-days',
   });
   const settings = await client.updateSettings(ref, body);
   out.success(`Updated the settings of project ${ref}`);

@@ -23,6 +23,7 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
@@ -84,6 +85,7 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  readonly lifecycle: PgLifecycle;
   readonly events: PgEventStore;
   private outboxListeners: (() => void)[] = [];
 
@@ -91,6 +93,7 @@ class PgStore implements Store {
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase<typeof s>,
   ) {
+    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten());
     this.events = new PgEventStore(db, () => this.outboxWritten());
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
     this.sweeper = setInterval(() => {
@@ -284,6 +287,7 @@ class PgStore implements Store {
           projectId: s.apiKeys.projectId,
           secretHash: s.apiKeys.secretHash,
           revokedAt: s.apiKeys.revokedAt,
+          kind: s.apiKeys.kind,
         })
         .from(s.apiKeys)
         .where(eq(s.apiKeys.lookup, lookup)),
@@ -321,14 +325,29 @@ class PgStore implements Store {
   }
 
   private async insertBatch(batch: Pending[]) {
-    // The outbox rows of the inserted entries go in the same transaction (one commit for all).
+    // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows.
     const ids = await this.db.transaction(async (tx) => {
+      const byProject = new Map<string, Pending[]>();
+      for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
+      for (const projectId of [...byProject.keys()].sort()) {
+        const rows = byProject.get(projectId)!;
+        let next = await reserveOrdinalsIn(tx, projectId, rows.length);
+        for (const p of rows) {
+          p.row.ordinal = next++;
+          p.row.k = p.row.ordinal;
+        }
+      }
       const inserted = await tx
         .insert(s.entries)
         .values(batch.map((p) => p.row))
         .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
         .returning({ id: s.entries.id });
       const ids = new Set(inserted.map((r) => r.id));
+      const credits = batch
+        .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
+        .sort((a, b) => (a.row.referredBy! < b.row.referredBy! ? -1 : 1));
+      for (const p of credits) await creditIn(tx, p.row.projectId, p.row.referredBy, 1);
       const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!);
       if (writes.length) {
         await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });

@@ -13,6 +13,7 @@ import type {
   Counted,
   EntryRow,
   InsertEntryResult,
+  KeyAuthRow,
   KeyRow,
   LimiterOptions,
   PageArgs,
@@ -25,6 +26,7 @@ import type {
 } from '../store.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
@@ -59,6 +61,7 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
   private outboxListeners: (() => void)[] = [];
   private wroteOutbox = false;
@@ -68,11 +71,12 @@ class SqliteStore implements Store {
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
-      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
     this.projectBySlugStmt = sqlite.prepare(
@@ -84,7 +88,11 @@ class SqliteStore implements Store {
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
+        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
+        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.k = row.ordinal;
         if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
         if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
         return 'inserted';
       });
@@ -238,9 +246,7 @@ class SqliteStore implements Store {
       .get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as
-      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
-      | undefined;
+    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
   }
 
   // ---- entries ----

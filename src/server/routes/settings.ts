@@ -7,9 +7,11 @@ import { checkEmailSettings } from '../../core/outbox.js';
 import { getProject } from '../../core/projects.js';
 import { toSettings, updateSettings } from '../../core/settings.js';
 import { userOf, type Deps, type Req } from '../context.js';
+import { applyLifecycleSettings, checkLifecycleSettings } from '../lifecycle-http.js';
 import { readJson, send } from '../http.js';
 
-export function settingsRoutes(app: Polka<Req>, { store, mailer }: Deps) {
+export function settingsRoutes(app: Polka<Req>, deps: Deps) {
+  const { store, mailer } = deps;
   app.get('/api/project/:projectId/settings', async (req, res) => {
     send(res, 200, 'Project settings', toSettings(await getProject(store, userOf(req).id, req.params.projectId!)));
   });
@@ -19,6 +21,9 @@ export function settingsRoutes(app: Polka<Req>, { store, mailer }: Deps) {
     await getProject(store, user.id, req.params.projectId!); // 404 before 400 for others' ids
     const body = await readJson(req, projectSettingsBody);
     checkEmailSettings(body, mailer !== null);
-    send(res, 200, 'Project settings updated', toSettings(await updateSettings(store, user.id, req.params.projectId!, body)));
+    const before = await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
+    const updated = await updateSettings(store, user.id, req.params.projectId!, body);
+    await applyLifecycleSettings(store, before, updated);
+    send(res, 200, 'Project settings updated', toSettings(updated));
   });
 }

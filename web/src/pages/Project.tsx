@@ -5,12 +5,14 @@ import { ErrorMsg } from '../ui.js';
 import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
+import { QueueTab } from './Queue.js';
 import { StatsTab } from './Stats.js';
 import { EmailsTab } from './Emails.js';
 import { WebhooksTab } from './Webhooks.js';
 
 const TABS = [
   ['entries', 'Entries'],
+  ['queue', 'Queue'],
   ['keys', 'API keys'],
   ['install', 'Install'],
   ['stats', 'Stats'],
@@ -60,6 +62,7 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
         ))}
       </nav>
       {current === 'entries' ? <EntriesTab project={project} /> : null}
+      {current === 'queue' ? <QueueTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
