@@ -172,6 +172,21 @@ export class SqliteEventStore implements EventStore {
   }
 
   async fanOut(limit: number, plan: FanOutPlan) {
+    // Dropped events hold subscribers' data: secure_delete overwrites their freed cells, so an entry
+    // erased later (lifecycle "leave") does not linger in free pages of the file.
+    return this.secureDelete(() => this.fanOutTx(limit, plan));
+  }
+
+  private secureDelete<T>(fn: () => T): T {
+    this.sqlite.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      this.sqlite.pragma('secure_delete = OFF');
+    }
+  }
+
+  private fanOutTx(limit: number, plan: FanOutPlan) {
     return this.sqlite
       .transaction(() => {
         const events = this.sqlite
@@ -301,6 +316,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   async prune(before: number) {
+    this.secureDelete(() => this.pruneNow(before));
+  }
+
+  private pruneNow(before: number) {
     this.sqlite.prepare(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`).run(before);
     this.sqlite
       .prepare(
