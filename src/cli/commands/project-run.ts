@@ -67,20 +67,12 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     throw new CliError('give --allowed-origins or --any-origin, not both', EXIT.usage);
   }
   const change: Record<string, unknown> = {};
-  if (opts.allowedOrigins !== undefined)
-    change.allowedOrigins = opts.allowedOrigins
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
+  if (opts.allowedOrigins !== undefined) change.allowedOrigins = opts.allowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
   if (opts.welcomeEmail !== undefined) change.welcomeEmail = opts.welcomeEmail;
-  if (opts.notifyEmails !== undefined)
-    change.notifyEmails = opts.notifyEmails
-      .split(',')
-      .map((e) => e.trim())
-      .filter(Boolean);
+  if (opts.notifyEmails !== undefined) change.notifyEmails = opts.notifyEmails.split(',').map((e) => e.trim()).filter(Boolean);
   if (opts.notify !== undefined) change.notify = opts.notify;
   if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
   if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;

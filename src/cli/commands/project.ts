@@ -61,10 +61,7 @@ export function registerProject(program: Command, ctx: CliContext) {
         .command('settings')
         .argument('<id-or-slug>', 'projectId or slug')
         .description('Show or change the join protections of a project (no flags: show them)')
-        .option(
-          '--allowed-origins <origins>',
-          'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com',
-        )
+        .option('--allowed-origins <origins>', 'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com')
         .option('--any-origin', 'allow browsers on any origin (the default)')
         .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
         .option('--no-block-disposable', 'accept throwaway email domains (the default)')
