@@ -74,7 +74,12 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
     keepAlive: true,
     application_name: 'waitlist',
   });
-  pool.on('error', (err) => console.error('PostgreSQL pool error:', pgUnavailable(err)?.message ?? err.message));
+  const logPoolError = (err: Error) => console.error('PostgreSQL pool error:', pgUnavailable(err)?.message ?? err.message);
+  pool.on('error', logPoolError);
+  // The pool listens for errors only on idle clients: one checked out for a transaction (a join batch, an
+  // invite batch) that loses its server between two queries would emit an unhandled 'error' and end the
+  // process. Every client gets a listener of its own; the query in flight still fails and answers 503.
+  pool.on('connect', (client) => client.on('error', logPoolError));
   return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable);
 }
 
