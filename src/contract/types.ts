@@ -105,6 +105,8 @@ export interface Entry {
   userAgent: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Answers to the project's custom fields. */
+  fields: Record<string, unknown>;
 }
 
 export interface JoinResult {

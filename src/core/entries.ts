@@ -17,7 +17,7 @@ export interface JoinContext {
 }
 
 /** Adds a subscriber; 409 email_taken when a live entry of the project has the same email. */
-export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody): Promise<EntryRow> {
+export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody, fields = '{}'): Promise<EntryRow> {
   const now = Date.now();
   const row: EntryRow = {
     id: newId('ent'),
@@ -33,6 +33,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    fields,
   };
   if ((await store.insertEntry(row, ctx.keyId)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');

@@ -39,6 +39,7 @@ export const toEntry = (e: EntryRow): Entry => ({
   userAgent: e.userAgent,
   createdAt: iso(e.createdAt),
   updatedAt: iso(e.updatedAt),
+  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

@@ -10,6 +10,9 @@ import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { hostedRoutes } from './routes/hosted.js';
+import { importRoutes } from './routes/import.js';
+import { surfaceRoutes } from './routes/surface.js';
 import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
@@ -19,6 +22,8 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(apiGuard(deps));
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
   joinRoutes(app, deps);
+  surfaceRoutes(app, deps);
+  hostedRoutes(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
@@ -26,6 +31,7 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  importRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

@@ -52,10 +52,10 @@ export function iso(ms: number): string {
  * a second per million rows.
  */
 export function entryJson(e: EntryRow): string {
-  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}"}`;
+  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}","fields":${e.fields ?? '{}'}}`;
 }
 
-function formatter(format: ExportFormat) {
+function formatter(format: ExportFormat, fieldKeys: readonly string[]) {
   switch (format) {
     case 'ndjson':
       return { head: '', row: (e: EntryRow, _first: boolean) => `${entryJson(e)}\n`, tail: '' };
@@ -63,10 +63,12 @@ function formatter(format: ExportFormat) {
       return { head: '[', row: (e: EntryRow, first: boolean) => (first ? '\n' : ',\n') + entryJson(e), tail: '\n]\n' };
     case 'csv':
       return {
-        head: stringify([CSV_COLUMNS as unknown as string[]]),
+        // One column per custom field (the project's current definitions), `fields.<key>`.
+        head: stringify([[...CSV_COLUMNS, ...fieldKeys.map((k) => `fields.${k}`)]]),
         row: (r: EntryRow) => {
           const e = toEntry(r) as unknown as Record<string, unknown>;
-          return stringify([CSV_COLUMNS.map((c) => csvCell(c, e[c]))]);
+          const answers = e.fields as Record<string, unknown>;
+          return stringify([[...CSV_COLUMNS.map((c) => csvCell(c, e[c])), ...fieldKeys.map((k) => csvCell(`fields.${k}`, Object.hasOwn(answers, k) ? answers[k] : null))]]);
         },
         tail: '',
       };
@@ -92,8 +94,9 @@ export async function streamExport(
   slug: string,
   format: ExportFormat,
   chunks: AsyncIterable<EntryRow[]>,
+  fieldKeys: readonly string[] = [],
 ): Promise<void> {
-  const f = formatter(format);
+  const f = formatter(format, fieldKeys);
   const stamp = new Date().toISOString().slice(0, 10);
   res.writeHead(200, {
     'Content-Type': TYPES[format],

@@ -23,6 +23,7 @@ import {
   type UserRow,
 } from '../store.js';
 import * as s from './schema.js';
+import { PgSurface } from './surface.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
 // Any constant shared by every instance: serialises concurrent migrations on a fresh database.
@@ -63,6 +64,7 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly surface: PgSurface;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -76,6 +78,21 @@ class PgStore implements Store {
         .catch(() => undefined);
     }, 300_000);
     this.sweeper.unref();
+    this.surface = new PgSurface(db);
+  }
+
+  // ---- sign-up surface ----
+  serverSecret(name: string, make: () => string) {
+    return this.surface.serverSecret(name, make);
+  }
+  useCaptchaSolution(signature: string, expiresAt: number, now: number) {
+    return this.surface.useCaptchaSolution(signature, expiresAt, now);
+  }
+  liveEmailNorms(projectId: string, norms: string[]) {
+    return this.surface.liveEmailNorms(projectId, norms);
+  }
+  importEntries(rows: EntryRow[]) {
+    return this.surface.importEntries(rows);
   }
 
   rateLimiter(opts: LimiterOptions) {

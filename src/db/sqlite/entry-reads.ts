@@ -12,9 +12,9 @@ import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
 // own row objects, which matters when an export reads a million of them.
 const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent,
-  e.created_at, e.updated_at, e.deleted_at`;
+  e.created_at, e.updated_at, e.deleted_at, e.fields`;
 type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
-  string | null, number, number, number | null];
+  string | null, number, number, number | null, string];
 const toRow = (r: RawRow): EntryRow => ({
   id: r[0],
   projectId: r[1],
@@ -29,6 +29,7 @@ const toRow = (r: RawRow): EntryRow => ({
   createdAt: r[10],
   updatedAt: r[11],
   deletedAt: r[12],
+  fields: r[13],
 });
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 

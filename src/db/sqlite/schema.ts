@@ -83,6 +83,8 @@ export const entries = sqliteTable(
     ip: text('ip'),
     country: text('country'),
     userAgent: text('user_agent'),
+    // Answers to the project's custom fields (settings `fields`), a JSON object; `{}` when none.
+    fields: text('fields').notNull().default('{}'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     deletedAt: integer('deleted_at'),
@@ -105,3 +107,19 @@ export const entryCounts = sqliteTable('entry_counts', {
   projectId: text('project_id').primaryKey(),
   live: integer('live').notNull(),
 });
+
+// Sign-up surface (migrations/sqlite/0007_surface.sql): server-wide secrets (the captcha HMAC key, so
+// every instance agrees) and used captcha solutions (one use each, kept until the challenge expires).
+export const serverSecrets = sqliteTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+export const captchaSolutions = sqliteTable(
+  'captcha_solutions',
+  {
+    signature: text('signature').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('captcha_solutions_expires_idx').on(t.expiresAt)],
+);

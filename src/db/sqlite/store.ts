@@ -26,6 +26,7 @@ import {
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
+import { SqliteSurface, withFields } from './surface.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
@@ -55,12 +56,14 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  private readonly surface: SqliteSurface;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.surface = new SqliteSurface(sqlite);
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
@@ -76,7 +79,7 @@ class SqliteStore implements Store {
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId }) => {
         used.set(keyId, row.createdAt);
-        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+        return this.insertEntryStmt.run(withFields(row)).changes === 1 ? 'inserted' : 'duplicate';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
@@ -336,6 +339,20 @@ class SqliteStore implements Store {
         ? []
         : this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset).all();
     return { rows: rows as T[], total };
+  }
+
+  // ---- sign-up surface ----
+  async serverSecret(name: string, make: () => string) {
+    return this.surface.serverSecret(name, make);
+  }
+  async useCaptchaSolution(signature: string, expiresAt: number, now: number) {
+    return this.surface.useCaptchaSolution(signature, expiresAt, now);
+  }
+  async liveEmailNorms(projectId: string, norms: string[]) {
+    return this.surface.liveEmailNorms(projectId, norms);
+  }
+  async importEntries(rows: EntryRow[]) {
+    return this.surface.importEntries(rows);
   }
 
   // One SQLite file means one server process: counters in memory are shared by every request.

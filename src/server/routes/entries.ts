@@ -9,6 +9,7 @@ import type { Polka } from 'polka';
 import { entryListQuery, exportQuery, updateEntryBody } from '../../contract/schemas.js';
 import * as entries from '../../core/entries.js';
 import { getProject } from '../../core/projects.js';
+import { featureSettings } from '../../core/settings.js';
 import { toEntry, withDeletedAt } from '../../core/serialize.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
@@ -30,7 +31,8 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, exportQuery);
-    await streamExport(res, p.slug, q.format, entries.iterateEntryChunks(store, p.id, q.search));
+    const fieldKeys = featureSettings(p).fields.map((f) => f.key);
+    await streamExport(res, p.slug, q.format, entries.iterateEntryChunks(store, p.id, q.search), fieldKeys);
   });
 
   app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {

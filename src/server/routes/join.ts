@@ -1,23 +1,22 @@
 // The public join endpoint, called from subscribers' browsers with a publishable key.
 //   OPTIONS /v1/waitlist/:slug/join   preflight (CORS)
-//   POST    /v1/waitlist/:slug/join   joinWaitlist
+//   POST    /v1/waitlist/:slug/join   joinWaitlist (JSON → envelope; a plain form post → 303, see forms.ts)
 // Order of checks (CONTRACT.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
 // disposable domains) → duplicate → 201.
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
-import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
-import { countryOf } from '../../core/geo.js';
-import { newId } from '../../core/ids.js';
-import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { joinSchemaFor, originAllowed } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
-import { readJson, send } from '../http.js';
+import { readJson, send, validateBody } from '../http.js';
+import { formTarget, isFormType, readForm, redirect303 } from '../forms.js';
+import { completeJoin } from '../join-flow.js';
 
 export { clientIp };
 
-const CORS = {
+export const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id',
   'Cache-Control': 'no-store',
@@ -31,7 +30,7 @@ const PREFLIGHT = {
 const notFoundProject = () => new AppError('not_found', 'Waitlist not found');
 
 /** CORS for a project with an origin list: echo an allowed Origin, withhold approval otherwise. */
-function corsFor(project: ProjectRow, req: Req, res: ServerResponse): boolean {
+export function corsFor(project: ProjectRow, req: Req, res: ServerResponse): boolean {
   if (!project.allowedOrigins) return true; // any origin: the '*' already set stands
   res.setHeader('Vary', 'Origin');
   const origin = req.headers.origin;
@@ -56,11 +55,19 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
 
   app.post('/v1/waitlist/:slug/join', async (req, res) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+    if (isFormType(req)) return joinByForm(req, res);
+    const project = await authorise(req, res, req.headers.authorization);
+    const body = await readJson(req, joinSchemaFor(project));
+    send(res, 201, 'You are on the waitlist', await completeJoin(deps, req, project, key(req), body));
+  });
+
+  /** Checks 1-3 of the contract's order (key → slug → key's project), then origin and rate limit. */
+  async function authorise(req: Req, res: ServerResponse, authorization: string | undefined): Promise<ProjectRow> {
     const ip = clientIp(req, deps.trust);
-    const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
+    const k = await keys.verify(authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
     const project = await store.projectBySlug(req.params.slug!);
     if (!project) throw notFoundProject();
-    if (key.projectId !== project.id) {
+    if (k.projectId !== project.id) {
       throw new AppError('unauthorized', 'This API key belongs to another project', undefined, {
         'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
       });
@@ -68,39 +75,30 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
-      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+      for (const [h, v] of Object.entries(headers)) res.setHeader(h, v);
     }
-    const body = await readJson(req, joinSchemaFor(project));
-    if (honeypotFilled(project, body)) {
-      // A bot: answer like a success, store nothing.
-      send(res, 201, 'You are on the waitlist', {
-        entryId: newId('ent'),
-        email: body.email,
-        name: body.name ? body.name : null,
-        source: body.source ?? DEFAULT_SOURCE,
-        createdAt: new Date().toISOString(),
-      });
-      return;
+    keyIds.set(req, k.id);
+    return project;
+  }
+  const keyIds = new WeakMap<Req, string>();
+  const key = (req: Req) => keyIds.get(req)!;
+
+  /** A plain <form> post: the key in a `key` field (or the header); the answer is a 303 either way. */
+  async function joinByForm(req: Req, res: ServerResponse) {
+    // The key is inside the body, so the (≤ 16 KiB) body is read first; the checks keep their order.
+    const form = await readForm(req);
+    const auth = form.key !== undefined ? `Bearer ${form.key}` : req.headers.authorization;
+    let project: ProjectRow | undefined;
+    try {
+      project = await authorise(req, res, auth);
+      const body = validateBody(form.body, joinSchemaFor(project));
+      const data = await completeJoin(deps, req, project, key(req), body);
+      redirect303(res, formTarget(project, { ok: true, statusToken: data.statusToken as string | undefined }));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      project ??= await store.projectBySlug(req.params.slug!);
+      if (!project) throw err; // no project to send the browser back to: the envelope 404
+      redirect303(res, formTarget(project, { ok: false, error: err }), err.headers);
     }
-    checkDisposable(project, body.email);
-    const ua = req.headers['user-agent'];
-    const entry = await joinWaitlist(
-      store,
-      {
-        projectId: project.id,
-        keyId: key.id,
-        ip,
-        country: ip ? countryOf(ip) : null,
-        userAgent: ua ? ua.slice(0, 512) : null,
-      },
-      body,
-    );
-    send(res, 201, 'You are on the waitlist', {
-      entryId: entry.id,
-      email: entry.email,
-      name: entry.name,
-      source: entry.source,
-      createdAt: new Date(entry.createdAt).toISOString(),
-    });
-  });
+  }
 }
