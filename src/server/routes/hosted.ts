@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { challengeFor } from '../../core/captcha.js';
 import { AppError } from '../../core/errors.js';
+import { checkFields } from '../../core/fields.js';
 import { featureSettings, joinSchemaFor } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
@@ -66,7 +67,17 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
       // `ref` reaches the join only once the join body knows it (the lifecycle layer adds it).
       const schema = joinSchemaFor(project);
       if (!('ref' in schema.shape)) delete form.body.ref;
-      const body = validateBody(form.body, schema);
+      let body;
+      try {
+        body = validateBody(form.body, schema);
+      } catch (err) {
+        // Show every mistake at once: the custom fields' too, not only the standard fields'.
+        if (err instanceof AppError && err.issues) {
+          const more = checkFields(featureSettings(project).fields, form.body.fields).issues;
+          throw new AppError(err.code, err.message, [...err.issues, ...more.filter((m) => !err.issues!.some((i) => i.path === m.path))]);
+        }
+        throw err;
+      }
       const data = await completeJoin(deps, req, project, '', body);
       sendHosted(res, project, { joined: data });
     } catch (err) {
