@@ -25,7 +25,9 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const DEFAULTS = { allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
+// The sign-up surface's settings (src/contract/settings-surface.ts) with their defaults, then the join settings.
+const SURFACE = { hostedPage: true, pageTitle: null, pageDescription: null, redirectUrl: null, fields: [], captcha: 'off', captchaDifficulty: 50000 };
+const DEFAULTS = { ...SURFACE, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
@@ -42,6 +44,7 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
+      ...SURFACE,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',
