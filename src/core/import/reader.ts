@@ -70,7 +70,7 @@ async function* wholeRecords(source: AsyncIterable<Buffer>, quotes: boolean, ove
       carryBytes = 0;
     }
   }
-  if (skipping) oversize(recStart, 0);
+  if (skipping || (quotes && inQuotes && carryBytes)) oversize(recStart, 0);
   else if (carryBytes) {
     const tail = Buffer.concat(carry);
     if (!sawFirst) first(tail);
@@ -108,7 +108,9 @@ export function sniffDelimiter(head: Buffer): string {
 }
 
 const tooLong = (lines: number) =>
-  `Record longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB${lines ? '' : ' running to the end of the file (an unclosed quote?)'}: skipped`;
+  lines
+    ? `Record longer than ${MAX_RECORD_BYTES / 1024 / 1024} MiB: skipped`
+    : 'A quote opened here is never closed: the rest of the file could not be read';
 
 /** CSV records (the header first), from a stream that may start with a BOM and use `,`, `;` or tab. */
 export async function* csvRecords(source: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
