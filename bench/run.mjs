@@ -414,6 +414,7 @@ try {
   await benchJoin();
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   await benchReads();
+  await (await import('./surface.mjs')).benchSurface({ SIZE, LOAD_S, tmp, BIN, startProcess, freshDb, setUp, api, log, row, fmt, rssMb, stop });
   benchCli();
   console.log('');
   printTable();

@@ -5,8 +5,8 @@
 // to another project or kept past its expiry. The HMAC key is one random secret kept in the database
 // (server_secrets), so every instance issues and accepts the same challenges; each solution is
 // recorded in captcha_solutions until its expiry, so it is accepted once across all instances.
-import { randomBytes } from 'node:crypto';
-import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createChallenge, extractParams } from 'altcha-lib/v1';
 import type { ProjectRow, Store } from '../db/store.js';
 import { invalidField } from './errors.js';
 import { featureSettings } from './settings.js';
@@ -66,6 +66,21 @@ function decode(altcha: string): Payload | undefined {
   }
 }
 
+/**
+ * altcha-lib's verifySolution, with node:crypto instead of WebCrypto: the same two checks
+ * (SHA-256(salt + number) is the challenge; HMAC-SHA256(key, challenge) is the signature), done
+ * synchronously and compared in constant time. WebCrypto's async calls (a key import per check)
+ * halved join throughput with the captcha on.
+ */
+function verify(salt: string, n: number, challenge: string, signature: string, key: string): boolean {
+  const hash = createHash('sha256').update(salt + n).digest('hex');
+  const mac = createHmac('sha256', key).update(hash).digest('hex');
+  const eq = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  const okHash = eq(hash, challenge);
+  const okMac = eq(mac, signature);
+  return okHash && okMac;
+}
+
 /** When the project asks for a captcha: 400 validation_failed on `altcha` unless this is a valid,
  * unexpired, unused solution of one of this project's challenges (and then it is used up). */
 export async function checkCaptcha(store: Store, project: ProjectRow, altcha: string | undefined, now = Date.now()): Promise<void> {
@@ -79,7 +94,7 @@ export async function checkCaptcha(store: Store, project: ProjectRow, altcha: st
   const params = extractParams(p as never);
   const expiresSec = Number(params.expires);
   if (!Number.isFinite(expiresSec) || expiresSec * 1000 < now) throw bad('The challenge has expired; get a new one');
-  if (!(await verifySolution(p as never, await hmacKey(store), false))) throw bad('The challenge solution is wrong');
+  if (!verify(p.salt, p.number, p.challenge, p.signature, await hmacKey(store))) throw bad('The challenge solution is wrong');
   if (params.project !== project.id) throw bad('This challenge belongs to another waitlist');
   if (!(await store.useCaptchaSolution(p.signature, expiresSec * 1000, now))) throw bad('This challenge solution was already used');
 }

@@ -1,6 +1,7 @@
 // Bodies of the project commands, loaded only when one runs.
 import { createProjectBody, projectSettingsBody, updateProjectBody } from '../../contract/schemas.js';
 import { CliError, EXIT } from '../main.js';
+import { surfaceChange, type SurfaceOpts } from './settings-surface.js';
 import { projectColumns } from '../columns.js';
 import { allPages, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
 
@@ -44,7 +45,7 @@ export async function deleteProject(ref: string, opts: JsonOpt & { yes?: boolean
   if (out.mode === 'json') out.json(p);
 }
 
-export interface SettingsOpts extends JsonOpt {
+export interface SettingsOpts extends JsonOpt, SurfaceOpts {
   allowedOrigins?: string;
   anyOrigin?: boolean;
   blockDisposable?: boolean;
@@ -61,6 +62,8 @@ export async function projectSettings(ref: string, opts: SettingsOpts) {
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  const surface = surfaceChange(opts);
+  Object.assign(change, surface.change);
   const client = await sessionClient();
   const out = output(opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
@@ -68,6 +71,7 @@ export async function projectSettings(ref: string, opts: SettingsOpts) {
     allowedOrigins: '--allowed-origins',
     blockDisposableEmails: '--block-disposable',
     honeypotField: '--honeypot-field',
+    ...surface.flags,
   });
   const settings = await client.updateSettings(ref, body);
   out.success(`Updated the settings of project ${ref}`);

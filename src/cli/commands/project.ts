@@ -1,6 +1,7 @@
 // `waitlist project list | get | create | update | delete`.
 import type { Command } from 'commander';
 import { examples, nonEmpty, withJson, withYes } from '../options.js';
+import { surfaceFlags } from './settings-surface.js';
 
 const run = () => import('./project-run.js');
 
@@ -56,7 +57,7 @@ export function registerProject(program: Command) {
 
   examples(
     withJson(
-      project
+      surfaceFlags(project
         .command('settings')
         .argument('<id-or-slug>', 'projectId or slug')
         .description('Show or change the join protections of a project (no flags: show them)')
@@ -65,13 +66,14 @@ export function registerProject(program: Command) {
         .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
         .option('--no-block-disposable', 'accept throwaway email domains (the default)')
         .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
-        .option('--no-honeypot-field', 'turn the honeypot off'),
+        .option('--no-honeypot-field', 'turn the honeypot off')),
     ),
     [
       'waitlist project settings my-app',
       'waitlist project settings my-app --allowed-origins https://example.com,https://www.example.com',
       'waitlist project settings my-app --block-disposable --honeypot-field website',
       'waitlist project settings my-app --any-origin --no-honeypot-field --json',
+      'waitlist project settings my-app --page-title "Join the beta" --captcha pow --fields @fields.json',
     ],
   ).action(async (ref: string, opts) => (await run()).projectSettings(ref, opts));
 }

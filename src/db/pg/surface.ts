@@ -17,8 +17,14 @@ export class PgSurface {
     return rows[0]!.value;
   }
 
+  private lastPurge = 0;
+
   async useCaptchaSolution(signature: string, expiresAt: number, now: number): Promise<boolean> {
-    await this.db.delete(s.captchaSolutions).where(lt(s.captchaSolutions.expiresAt, now));
+    // Expired solutions are purged at most once a minute per instance, not on every join.
+    if (now - this.lastPurge > 60_000) {
+      this.lastPurge = now;
+      await this.db.delete(s.captchaSolutions).where(lt(s.captchaSolutions.expiresAt, now));
+    }
     const r = await this.db
       .insert(s.captchaSolutions)
       .values({ signature, expiresAt })

@@ -76,6 +76,7 @@ class SqliteStore implements Store {
          honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
+      this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId }) => {
         used.set(keyId, row.createdAt);
@@ -362,6 +363,7 @@ class SqliteStore implements Store {
 
   async close() {
     if (this.queue.length) this.flush();
+    this.surface.flushSolutions();
     this.sqlite.close();
   }
 }
