@@ -5,6 +5,8 @@
 // window.Waitlist.join({...}) for a site's own form. Proof of work (captcha "pow") is solved in a Web
 // Worker while the person types.
 
+import { solveSync } from '../src/shared/solver.js';
+
 interface Field {
   key: string;
   label: string;
@@ -72,20 +74,9 @@ async function call<T>(method: string, path: string, key: string, body?: unknown
   return env.data as T;
 }
 
-// ALTCHA v1: find n ≤ maxnumber with SHA-256(salt + n) = challenge.
-const search = async (c: Challenge) => {
-  const t = new TextEncoder();
-  for (let n = 0; n <= c.maxnumber; n++) {
-    const h = new Uint8Array(await crypto.subtle.digest('SHA-256', t.encode(c.salt + n)));
-    let x = '';
-    for (const b of h) x += b.toString(16).padStart(2, '0');
-    if (x === c.challenge) return n;
-  }
-  return -1;
-};
 function inWorker(c: Challenge): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const url = URL.createObjectURL(new Blob([`onmessage=async e=>postMessage(await(${search})(e.data))`], { type: 'text/javascript' }));
+    const url = URL.createObjectURL(new Blob([`onmessage=e=>postMessage((${solveSync})(e.data))`], { type: 'text/javascript' }));
     const w = new Worker(url);
     w.onmessage = (e) => {
       w.terminate();
@@ -94,7 +85,7 @@ function inWorker(c: Challenge): Promise<number> {
     };
     w.onerror = reject;
     w.postMessage(c);
-  }).catch(() => search(c)); // a page whose CSP refuses blob workers: solve here
+  }).catch(() => solveSync(c)); // a page whose CSP refuses blob workers: solve here
 }
 async function solve(slug: string, key: string): Promise<string> {
   const c = await call<Challenge>('GET', `/v1/waitlist/${slug}/challenge`, key);

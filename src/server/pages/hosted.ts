@@ -8,6 +8,7 @@ import type { Issue } from '../../contract/types.js';
 import { featureSettings } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
 import { html, raw, type Raw, sendPage } from './html.js';
+import { solveSync } from '../../shared/solver.js';
 
 /** What the person typed, echoed back when the form is shown again. */
 export type FormValues = Record<string, string>;
@@ -85,11 +86,12 @@ ${url ? html`<p>Share your link to move up:</p><p class="code"><a href="${url}">
 // Focuses the result or the error summary (so screen readers announce it), and when the project asks
 // for proof of work, solves the ALTCHA v1 challenge (find n ≤ maxnumber with SHA-256(salt + n) =
 // challenge) in a Web Worker made from a blob while the person types (main thread if workers are
-// refused), then lets the form submit as usual.
+// refused), then lets the form submit as usual. The solver is src/shared/solver.ts, inlined.
+const SOLVER = solveSync.toString();
 const script = (slug: string) => `(()=>{const f=document.getElementById("join"),a=f&&f.elements.namedItem("altcha"),r=document.getElementById("result")||document.getElementById("errors");
 if(r)r.focus();if(!a)return;
-const s=async c=>{const t=new TextEncoder;for(let n=0;n<=c.maxnumber;n++){const h=new Uint8Array(await crypto.subtle.digest("SHA-256",t.encode(c.salt+n)));let x="";for(const b of h)x+=b.toString(16).padStart(2,"0");if(x===c.challenge)return n}return -1};
-const run=c=>new Promise((res,rej)=>{const w=new Worker(URL.createObjectURL(new Blob(["onmessage=async e=>postMessage(await("+s+")(e.data))"],{type:"text/javascript"})));w.onmessage=e=>{w.terminate();res(e.data)};w.onerror=rej;w.postMessage(c)}).catch(()=>s(c));
+const s=${SOLVER};
+const run=c=>new Promise((res,rej)=>{const w=new Worker(URL.createObjectURL(new Blob(["onmessage=e=>postMessage(("+s+")(e.data))"],{type:"text/javascript"})));w.onmessage=e=>{w.terminate();res(e.data)};w.onerror=rej;w.postMessage(c)}).catch(()=>s(c));
 const done=fetch("/w/${slug}/challenge").then(r=>r.json()).then(async j=>{const c=j.data,n=await run(c);a.value=btoa(JSON.stringify({algorithm:c.algorithm,challenge:c.challenge,number:n,salt:c.salt,signature:c.signature}))});
 f.addEventListener("submit",e=>{e.preventDefault();if(!f.reportValidity())return;const b=f.querySelector("button");b.disabled=true;b.textContent="Joining…";done.catch(()=>{}).then(()=>f.submit())})})();`;
 
