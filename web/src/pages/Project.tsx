@@ -5,12 +5,14 @@ import { ErrorMsg } from '../ui.js';
 import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
+import { SignupTab } from './Signup.js';
 import { StatsTab } from './Stats.js';
 
 const TABS = [
   ['entries', 'Entries'],
   ['keys', 'API keys'],
   ['install', 'Install'],
+  ['signup', 'Sign-up page'],
   ['stats', 'Stats'],
 ] as const;
 
@@ -58,6 +60,7 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
       {current === 'entries' ? <EntriesTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
+      {current === 'signup' ? <SignupTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
     </>
   );
