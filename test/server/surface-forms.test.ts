@@ -174,6 +174,15 @@ describe('proof-of-work captcha', () => {
     expect(r.body.error.issues[0].message).toMatch(/expired/);
   });
 
+  it('a used solution stays used after a restart', async () => {
+    const altcha = solve(await challenge(C));
+    ok(await postJoin(srv.url, C.slug, C.key, { email: 'restart1@example.com', altcha }), 201);
+    await srv.stop();
+    srv = await startServer({ reuse: srv });
+    expect(issuePaths(await postJoin(srv.url, C.slug, C.key, { email: 'restart2@example.com', altcha }))).toEqual(['altcha']);
+    owner = await signedUp(srv.url).catch(() => owner); // sessions survive; keep the old client if sign-up is closed
+  });
+
   it('the hosted page gets its challenge without a key and joins with it', async () => {
     const c: Challenge = ok(await new Client(srv.url).get(`/w/${C.slug}/challenge`));
     const page = await postForm(`${srv.url}/w/${C.slug}`, { email: 'powpage@example.com', altcha: solve(c) });
