@@ -69,7 +69,12 @@ async function call<T>(method: string, path: string, key: string, body?: unknown
   }
   const env = await res.json().catch(() => null);
   if (!env || env.status !== 'success') {
-    throw new WaitlistError(env?.error?.code ?? `http_${res.status}`, env?.message ?? 'Something went wrong.', env?.error?.issues ?? [], res.status);
+    throw new WaitlistError(
+      env?.error?.code ?? `http_${res.status}`,
+      env?.message ?? 'Something went wrong.',
+      env?.error?.issues ?? [],
+      res.status,
+    );
   }
   return env.data as T;
 }
@@ -99,7 +104,8 @@ const pageRef = () => new URLSearchParams(location.search).get('ref') ?? undefin
 async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<string, unknown>> {
   const slug = input.slug ?? data.slug;
   const key = input.key ?? data.key;
-  if (!slug || !key) throw new WaitlistError('validation_failed', 'Waitlist.join needs a slug and a key (data-slug and data-key on the script tag)');
+  if (!slug || !key)
+    throw new WaitlistError('validation_failed', 'Waitlist.join needs a slug and a key (data-slug and data-key on the script tag)');
   const { slug: _s, key: _k, ...rest } = input;
   const body: Record<string, unknown> = { source: data.source ?? 'widget', ...rest };
   const ref = input.ref ?? pageRef();
@@ -112,7 +118,8 @@ async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<
       const issues = e instanceof WaitlistError ? e.issues : [];
       if (attempt > 2) throw e;
       if (issues.some((i) => i.path === 'altcha')) body.altcha = await solve(slug, key);
-      else if (issues.length === 1 && issues[0]!.path === 'ref') delete body.ref; // a server without referrals
+      else if (issues.length === 1 && issues[0]!.path === 'ref')
+        delete body.ref; // a server without referrals
       else throw e;
     }
   }
@@ -171,10 +178,23 @@ async function render(host: Element, slug: string, key: string) {
       const label = f.label + (f.required ? ' *' : '');
       const path = `fields.${f.key}`;
       if (f.type === 'select') {
-        return row(path, label, h('select', { required: f.required }, h('option', { value: '', text: 'Choose…' }), ...(f.options ?? []).map((o) => h('option', { text: o }))));
+        return row(
+          path,
+          label,
+          h(
+            'select',
+            { required: f.required },
+            h('option', { value: '', text: 'Choose…' }),
+            ...(f.options ?? []).map((o) => h('option', { text: o })),
+          ),
+        );
       }
       if (f.type === 'checkbox') return row(path, label, h('input', { type: 'checkbox', required: f.required }), true);
-      return row(path, label, h('input', { type: f.type === 'number' ? 'number' : 'text', required: f.required, step: f.type === 'number' ? 'any' : false }));
+      return row(
+        path,
+        label,
+        h('input', { type: f.type === 'number' ? 'number' : 'text', required: f.required, step: f.type === 'number' ? 'any' : false }),
+      );
     }),
     h('button', { type: 'submit', text: data.button ?? 'Join the waitlist' }),
     status,
@@ -198,8 +218,13 @@ async function render(host: Element, slug: string, key: string) {
     button.disabled = true;
     try {
       const r = await join({ email: controls.email!.value, ...(name ? { name } : {}), ...(cfg.fields.length ? { fields } : {}) }, altcha);
-      const box = h('div', { class: 'ok', role: 'status', tabindex: '-1' }, h('strong', { text: r.status === 'pending' ? 'Check your inbox to confirm.' : 'You are on the list!' }));
-      if (typeof r.position === 'number') box.append(h('span', { text: 'Your position' }), h('span', { class: 'n', text: `#${r.position}` }));
+      const box = h(
+        'div',
+        { class: 'ok', role: 'status', tabindex: '-1' },
+        h('strong', { text: r.status === 'pending' ? 'Check your inbox to confirm.' : 'You are on the list!' }),
+      );
+      if (typeof r.position === 'number')
+        box.append(h('span', { text: 'Your position' }), h('span', { class: 'n', text: `#${r.position}` }));
       if (typeof r.referralUrl === 'string') {
         const link = h('input', { readonly: true, value: r.referralUrl, 'aria-label': 'Your referral link' });
         box.append(h('span', { text: 'Share your link to move up:' }), link);
@@ -216,7 +241,12 @@ async function render(host: Element, slug: string, key: string) {
         errs[i.path]!.textContent = i.message;
         first ??= c;
       }
-      status.textContent = err.code === 'email_taken' ? 'This email is already on the waitlist.' : err.issues.length ? 'Please check the highlighted fields.' : err.message;
+      status.textContent =
+        err.code === 'email_taken'
+          ? 'This email is already on the waitlist.'
+          : err.issues.length
+            ? 'Please check the highlighted fields.'
+            : err.message;
       first?.focus();
       // A used solution cannot be sent again: start the next one now.
       if (cfg.captcha === 'pow') altcha = solve(slug, key);
@@ -226,7 +256,10 @@ async function render(host: Element, slug: string, key: string) {
   });
 }
 
-const api = { join: (input: JoinInput) => join(input), render: (el: Element, o: { slug?: string; key?: string } = {}) => render(el, o.slug ?? data.slug ?? '', o.key ?? data.key ?? '') };
+const api = {
+  join: (input: JoinInput) => join(input),
+  render: (el: Element, o: { slug?: string; key?: string } = {}) => render(el, o.slug ?? data.slug ?? '', o.key ?? data.key ?? ''),
+};
 (window as unknown as { Waitlist: typeof api }).Waitlist = api;
 
 if (script && data.form !== 'false' && data.slug && data.key) {

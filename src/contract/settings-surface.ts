@@ -39,12 +39,20 @@ const fieldDefinition = z
       .string()
       .regex(FIELD_KEY_RE, 'A field key is 1-40 letters, digits or "_", starting with a letter')
       .refine((k) => !RESERVED_KEYS.has(k), 'This field key is reserved'),
-    label: z.string().trim().min(1, 'A field needs a label').max(SURFACE_LIMITS.fieldLabelChars, `A label is at most ${SURFACE_LIMITS.fieldLabelChars} characters`),
+    label: z
+      .string()
+      .trim()
+      .min(1, 'A field needs a label')
+      .max(SURFACE_LIMITS.fieldLabelChars, `A label is at most ${SURFACE_LIMITS.fieldLabelChars} characters`),
     type: z.enum(FIELD_TYPES, `type must be one of ${FIELD_TYPES.join(', ')}`),
     required: z.boolean('required must be true or false').default(false),
     options: z
       .array(
-        z.string().trim().min(1, 'An option must not be empty').max(SURFACE_LIMITS.fieldOptionChars, `An option is at most ${SURFACE_LIMITS.fieldOptionChars} characters`),
+        z
+          .string()
+          .trim()
+          .min(1, 'An option must not be empty')
+          .max(SURFACE_LIMITS.fieldOptionChars, `An option is at most ${SURFACE_LIMITS.fieldOptionChars} characters`),
         'options must be an array of strings',
       )
       .max(SURFACE_LIMITS.fieldOptions, `A select has at most ${SURFACE_LIMITS.fieldOptions} options`)
@@ -53,7 +61,8 @@ const fieldDefinition = z
   .superRefine((f, ctx) => {
     if (f.type === 'select') {
       if (!f.options?.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'A select field needs options' });
-      else if (new Set(f.options).size !== f.options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'Options must be unique' });
+      else if (new Set(f.options).size !== f.options.length)
+        ctx.addIssue({ code: 'custom', path: ['options'], message: 'Options must be unique' });
     } else if (f.options !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['options'], message: 'Only a select field has options' });
     }
@@ -76,7 +85,7 @@ export const surfaceSettingsShape = {
     .string('redirectUrl must be an http(s) URL or null')
     .trim()
     .max(SURFACE_LIMITS.redirectUrlChars, `redirectUrl must be at most ${SURFACE_LIMITS.redirectUrlChars} characters`)
-    .refine((v) => v === '' || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(v) && URL.canParse(v), 'redirectUrl must be an absolute http(s) URL')
+    .refine((v) => v === '' || (/^https?:\/\/[^\s/?#]+[^\s]*$/i.test(v) && URL.canParse(v)), 'redirectUrl must be an absolute http(s) URL')
     .transform((v) => (v === '' ? null : v))
     .nullable()
     .optional(),

@@ -73,7 +73,9 @@ function decode(altcha: string): Payload | undefined {
  * halved join throughput with the captcha on.
  */
 function verify(salt: string, n: number, challenge: string, signature: string, key: string): boolean {
-  const hash = createHash('sha256').update(salt + n).digest('hex');
+  const hash = createHash('sha256')
+    .update(salt + n)
+    .digest('hex');
   const mac = createHmac('sha256', key).update(hash).digest('hex');
   const eq = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
   const okHash = eq(hash, challenge);
@@ -87,8 +89,16 @@ export async function checkCaptcha(store: Store, project: ProjectRow, altcha: st
   if (featureSettings(project).captcha !== 'pow') return;
   if (!altcha) throw bad('Solve the proof-of-work challenge first (GET /v1/waitlist/:slug/challenge)');
   const p = decode(altcha);
-  if (!p || p.algorithm !== 'SHA-256' || typeof p.salt !== 'string' || typeof p.signature !== 'string' ||
-      typeof p.challenge !== 'string' || typeof p.number !== 'number' || !Number.isSafeInteger(p.number) || p.number < 0) {
+  if (
+    !p ||
+    p.algorithm !== 'SHA-256' ||
+    typeof p.salt !== 'string' ||
+    typeof p.signature !== 'string' ||
+    typeof p.challenge !== 'string' ||
+    typeof p.number !== 'number' ||
+    !Number.isSafeInteger(p.number) ||
+    p.number < 0
+  ) {
     throw bad('The challenge solution is malformed');
   }
   const params = extractParams(p as never);

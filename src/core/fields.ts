@@ -55,7 +55,8 @@ export function checkFields(defs: readonly FieldDefinition[], given: unknown): {
     }
     const r = convert(def, v);
     if (r.error) issues.push({ path: `fields.${def.key}`, message: r.error });
-    else if (def.type === 'checkbox' && def.required && r.value !== true) issues.push({ path: `fields.${def.key}`, message: `${def.label} must be checked` });
+    else if (def.type === 'checkbox' && def.required && r.value !== true)
+      issues.push({ path: `fields.${def.key}`, message: `${def.label} must be checked` });
     else values[def.key] = r.value!;
   }
   return { values, issues };

@@ -4,6 +4,7 @@ import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
 import type { Trust } from './client-ip.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
+import type { ReadinessCheck } from './readiness.js';
 
 export interface Req extends Request {
   id?: string;
@@ -31,6 +32,8 @@ export interface Deps {
   trust: Trust | null;
   joinLimiter: JoinLimiter | null;
   authLimiter: AuthLimiter | null;
+  /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
+  readiness?: ReadinessCheck[];
 }
 
 /** The signed-in user of a request that passed requireSession. */

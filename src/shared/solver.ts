@@ -11,8 +11,8 @@ export function solveSync(c: { salt: string; challenge: string; maxnumber: numbe
   for (let cand = 2, found = 0; found < 64; cand++) {
     if (!composite[cand]) {
       for (let i = 0; i < 313; i += cand) composite[i] = cand;
-      H[found] = (Math.pow(cand, 0.5) * 4294967296) | 0;
-      K[found++] = (Math.pow(cand, 1 / 3) * 4294967296) | 0;
+      H[found] = (cand ** 0.5 * 4294967296) | 0;
+      K[found++] = (cand ** (1 / 3) * 4294967296) | 0;
     }
   }
   const hex = (s: string): string => {

@@ -22,12 +22,36 @@ it('sets the hosted page, redirect, fields and captcha; [] and --no-… undo the
   const file = join(home, 'fields.json');
   writeFileSync(file, JSON.stringify([{ key: 'role', label: 'Role', type: 'select', options: ['dev', 'pm'] }]));
   const s = await cliJson(
-    ['project', 'settings', 'surface', '--page-title', 'Join us', '--no-hosted-page', '--redirect-url', 'https://example.com/ok', '--fields', `@${file}`, '--captcha', 'pow', '--captcha-difficulty', '2000'],
+    [
+      'project',
+      'settings',
+      'surface',
+      '--page-title',
+      'Join us',
+      '--no-hosted-page',
+      '--redirect-url',
+      'https://example.com/ok',
+      '--fields',
+      `@${file}`,
+      '--captcha',
+      'pow',
+      '--captcha-difficulty',
+      '2000',
+    ],
     { home },
   );
-  expect(s).toMatchObject({ pageTitle: 'Join us', hostedPage: false, redirectUrl: 'https://example.com/ok', captcha: 'pow', captchaDifficulty: 2000 });
+  expect(s).toMatchObject({
+    pageTitle: 'Join us',
+    hostedPage: false,
+    redirectUrl: 'https://example.com/ok',
+    captcha: 'pow',
+    captchaDifficulty: 2000,
+  });
   expect(s.fields).toEqual([{ key: 'role', label: 'Role', type: 'select', required: false, options: ['dev', 'pm'] }]);
-  const undone = await cliJson(['project', 'settings', 'surface', '--hosted-page', '--no-redirect-url', '--fields', '[]', '--page-title', ''], { home });
+  const undone = await cliJson(
+    ['project', 'settings', 'surface', '--hosted-page', '--no-redirect-url', '--fields', '[]', '--page-title', ''],
+    { home },
+  );
   expect(undone).toMatchObject({ hostedPage: true, redirectUrl: null, fields: [], pageTitle: null });
 });
 

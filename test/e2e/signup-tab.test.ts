@@ -47,13 +47,20 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard sign-up tab', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.locator('.notice').textContent()).toBe('Saved');
     const s = ok(await owner.get(`/api/project/${P.projectId}/settings`));
-    expect(s).toMatchObject({ pageTitle: 'Early access', fields: [{ key: 'role', label: 'Your role', type: 'select', required: false, options: ['dev', 'pm'] }] });
-    expect(await page.getByRole('textbox', { name: 'Widget (one script tag)' }).inputValue()).toContain(`/widget.js" data-slug="${P.slug}"`);
+    expect(s).toMatchObject({
+      pageTitle: 'Early access',
+      fields: [{ key: 'role', label: 'Your role', type: 'select', required: false, options: ['dev', 'pm'] }],
+    });
+    expect(await page.getByRole('textbox', { name: 'Widget (one script tag)' }).inputValue()).toContain(
+      `/widget.js" data-slug="${P.slug}"`,
+    );
 
     await page.locator('input[type=file]').setInputFiles(join(ROOT, 'test/fixtures/import/getwaitlist-style.csv'));
     await page.getByLabel('Dry run (check only, write nothing)').uncheck();
     await page.getByRole('button', { name: 'Import' }).click();
-    await expect.poll(() => page.locator('[role=status]').filter({ hasText: 'Imported' }).textContent(), { timeout: 15_000 }).toContain('Imported 37');
+    await expect
+      .poll(() => page.locator('[role=status]').filter({ hasText: 'Imported' }).textContent(), { timeout: 15_000 })
+      .toContain('Imported 37');
     expect(await page.locator('.import-errors').textContent()).toContain('Line 11: Invalid email');
     expect(ok(await owner.get(`/api/project/${P.projectId}/waitlist?limit=1`)).total).toBe(37);
     expect(problems).toEqual([]);

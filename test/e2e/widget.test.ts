@@ -12,6 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
 import { cleanup, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
 
+// Browser-side globals used inside page.evaluate callbacks (the tests type-check without lib.dom).
+declare const window: { Waitlist: { join(input: unknown): Promise<any> }; innerWidth: number };
+declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
+declare function getComputedStyle(el: unknown): { backgroundColor: string; fontFamily: string };
+
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 
@@ -55,7 +60,11 @@ describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin'
     const tag = (extra = '') => `<script src="${srv.url}/widget.js" data-slug="${P.slug}" data-key="${P.key}" ${extra} async></script>`;
     pages.set('/', `<!doctype html><html><head>${HOSTILE}</head><body><h1>My startup</h1>${tag()}<p>footer</p></body></html>`);
     pages.set('/custom', `<!doctype html><html><head>${tag('data-form="false"')}</head><body><p>own form</p></body></html>`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -122,13 +131,23 @@ describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin'
     const page = await browser.newPage();
     await page.goto(`${siteUrl}/custom`);
     await page.waitForFunction(() => 'Waitlist' in window);
-    const res = await page.evaluate(() => (window as any).Waitlist.join({ email: 'custom1@example.com', fields: { role: 'dev' }, metadata: { from: 'own form' } }));
+    const res = await page.evaluate(() =>
+      window.Waitlist.join({ email: 'custom1@example.com', fields: { role: 'dev' }, metadata: { from: 'own form' } }),
+    );
     expect(res).toMatchObject({ email: 'custom1@example.com' });
     const err = await page.evaluate(() =>
-      (window as any).Waitlist.join({ email: 'custom1@example.com', fields: { role: 'dev' } }).catch((e: any) => ({ code: e.code, issues: e.issues })),
+      window.Waitlist.join({ email: 'custom1@example.com', fields: { role: 'dev' } }).catch((e: any) => ({
+        code: e.code,
+        issues: e.issues,
+      })),
     );
     expect(err).toEqual({ code: 'email_taken', issues: [] });
-    const bad = await page.evaluate(() => (window as any).Waitlist.join({ email: 'x@example.com', fields: { role: 'ceo' } }).catch((e: any) => ({ code: e.code, paths: e.issues.map((i: any) => i.path) })));
+    const bad = await page.evaluate(() =>
+      window.Waitlist.join({ email: 'x@example.com', fields: { role: 'ceo' } }).catch((e: any) => ({
+        code: e.code,
+        paths: e.issues.map((i: any) => i.path),
+      })),
+    );
     expect(bad).toEqual({ code: 'validation_failed', paths: ['fields.role'] });
     expect(await page.locator('[data-waitlist]').count()).toBe(0); // data-form="false": nothing rendered
     await page.close();

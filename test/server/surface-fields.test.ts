@@ -31,17 +31,36 @@ const settings = (body: unknown) => owner.put(`/api/project/${P.projectId}/setti
 describe('field definitions', () => {
   it('GET shows the surface defaults', async () => {
     const s = ok(await owner.get(`/api/project/${P.projectId}/settings`));
-    expect(s).toMatchObject({ hostedPage: true, pageTitle: null, pageDescription: null, redirectUrl: null, fields: [], captcha: 'off', captchaDifficulty: 50000 });
+    expect(s).toMatchObject({
+      hostedPage: true,
+      pageTitle: null,
+      pageDescription: null,
+      redirectUrl: null,
+      fields: [],
+      captcha: 'off',
+      captchaDifficulty: 50000,
+    });
   });
 
   it.each([
-    ['10,000 options', [{ key: 'x', label: 'X', type: 'select', options: Array.from({ length: 10_000 }, (_, i) => `o${i}`) }], 'fields.0.options'],
+    [
+      '10,000 options',
+      [{ key: 'x', label: 'X', type: 'select', options: Array.from({ length: 10_000 }, (_, i) => `o${i}`) }],
+      'fields.0.options',
+    ],
     ['a select without options', [{ key: 'x', label: 'X', type: 'select' }], 'fields.0.options'],
     ['options on a text field', [{ key: 'x', label: 'X', type: 'text', options: ['a'] }], 'fields.0.options'],
     ['an unknown type', [{ key: 'x', label: 'X', type: 'date' }], 'fields.0.type'],
     ['a bad key', [{ key: '1 x', label: 'X', type: 'text' }], 'fields.0.key'],
     ['no label', [{ key: 'x', type: 'text' }], 'fields.0.label'],
-    ['duplicate keys', [{ key: 'x', label: 'X', type: 'text' }, { key: 'x', label: 'Y', type: 'text' }], 'fields.1.key'],
+    [
+      'duplicate keys',
+      [
+        { key: 'x', label: 'X', type: 'text' },
+        { key: 'x', label: 'Y', type: 'text' },
+      ],
+      'fields.1.key',
+    ],
     ['21 fields', Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, label: 'L', type: 'text' })), 'fields'],
     ['an unknown property', [{ key: 'x', label: 'X', type: 'text', color: 'red' }], 'fields.0.color'],
   ])('refuses %s with 400 naming it', async (_name, fields, path) => {
@@ -93,13 +112,20 @@ describe('join with fields', () => {
     ok(await join({ email: 'f2@example.com', name: 'Bo', fields: { company: '=cmd()', seats: '3' } }), 201);
     const csv = await owner.get(`/api/project/${P.projectId}/waitlist/export?format=csv`);
     const [head, ...lines] = csv.text.trim().split('\n');
-    expect(head).toBe('entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt,fields.company,fields.seats,fields.role,fields.beta');
+    expect(head).toBe(
+      'entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt,fields.company,fields.seats,fields.role,fields.beta',
+    );
     const f2 = lines.find((l) => l.includes('f2@example.com'))!;
     expect(f2.endsWith(",'=cmd(),3,,")).toBe(true);
     // Drop `seats`, make `role` required with other options: stored entries still read as they were.
     ok(await settings({ fields: [FIELDS[0], { key: 'role', label: 'Role', type: 'select', required: true, options: ['x'] }] }));
     const list = ok(await owner.get(`/api/project/${P.projectId}/waitlist`));
-    expect(list.items.find((e: { email: string }) => e.email === 'f1@example.com').fields).toEqual({ company: 'Acme', seats: 12, role: 'dev', beta: true });
+    expect(list.items.find((e: { email: string }) => e.email === 'f1@example.com').fields).toEqual({
+      company: 'Acme',
+      seats: 12,
+      role: 'dev',
+      beta: true,
+    });
     const nd = await owner.get(`/api/project/${P.projectId}/waitlist/export?format=ndjson`);
     expect(nd.status).toBe(200);
     expect(nd.text).toContain('"fields":{"company":"Acme","seats":12,"role":"dev","beta":true}');

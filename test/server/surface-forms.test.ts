@@ -16,7 +16,14 @@ beforeAll(async () => {
   owner = await signedUp(srv.url);
   A = await projectWithKey(owner, 'Forms A');
   B = await projectWithKey(owner, 'Forms B');
-  ok(await owner.put(`/api/project/${A.projectId}/settings`, { fields: [{ key: 'role', label: 'Your role', type: 'select', options: ['dev', 'pm'] }, { key: 'beta', label: 'Beta', type: 'checkbox' }] }));
+  ok(
+    await owner.put(`/api/project/${A.projectId}/settings`, {
+      fields: [
+        { key: 'role', label: 'Your role', type: 'select', options: ['dev', 'pm'] },
+        { key: 'beta', label: 'Beta', type: 'checkbox' },
+      ],
+    }),
+  );
 });
 afterAll(async () => {
   await srv.stop();
@@ -30,7 +37,14 @@ describe('plain form posts to the join route', () => {
   const url = () => `${srv.url}/v1/waitlist/${A.slug}/join`;
 
   it('joins with the key in a field and 303s to the hosted page when no redirectUrl is set', async () => {
-    const r = await postForm(url(), { key: A.key, email: 'form1@example.com', name: 'Ann', 'fields.role': 'pm', 'fields.beta': 'on', source: '' });
+    const r = await postForm(url(), {
+      key: A.key,
+      email: 'form1@example.com',
+      name: 'Ann',
+      'fields.role': 'pm',
+      'fields.beta': 'on',
+      source: '',
+    });
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/w/${A.slug}?status=joined`);
     const e = await entryByEmail(A, 'form1@example.com');
@@ -47,14 +61,20 @@ describe('plain form posts to the join route', () => {
     expect((await postForm(url(), { key: A.key, email: 'form1@example.com' })).location).toBe(`/w/${A.slug}?error=email_taken`);
     expect((await postForm(url(), { key: 'wl_bogus', email: 'x@example.com' })).location).toBe(`/w/${A.slug}?error=unauthorized`);
     expect((await postForm(url(), { key: B.key, email: 'x@example.com' })).location).toBe(`/w/${A.slug}?error=unauthorized`);
-    expect((await postForm(url(), { key: A.key, email: 'y@example.com', 'fields.zzz': '1' })).location).toBe(`/w/${A.slug}?error=validation_failed`);
+    expect((await postForm(url(), { key: A.key, email: 'y@example.com', 'fields.zzz': '1' })).location).toBe(
+      `/w/${A.slug}?error=validation_failed`,
+    );
   });
 
   it('redirectUrl gets ?status=joined or ?error= appended (keeping its own query)', async () => {
     ok(await owner.put(`/api/project/${B.projectId}/settings`, { redirectUrl: 'https://example.com/thanks?from=wl#top' }));
     const u = `${srv.url}/v1/waitlist/${B.slug}/join`;
-    expect((await postForm(u, { key: B.key, email: 'b1@example.com' })).location).toBe('https://example.com/thanks?from=wl&status=joined#top');
-    expect((await postForm(u, { key: B.key, email: 'b1@example.com' })).location).toBe('https://example.com/thanks?from=wl&error=email_taken#top');
+    expect((await postForm(u, { key: B.key, email: 'b1@example.com' })).location).toBe(
+      'https://example.com/thanks?from=wl&status=joined#top',
+    );
+    expect((await postForm(u, { key: B.key, email: 'b1@example.com' })).location).toBe(
+      'https://example.com/thanks?from=wl&error=email_taken#top',
+    );
   });
 
   it('an unknown slug answers the 404 envelope; JSON requests still get JSON', async () => {
@@ -68,7 +88,12 @@ describe('plain form posts to the join route', () => {
 
 describe('hosted page', () => {
   it('renders the project with its title, description, fields and ?ref=, self-contained', async () => {
-    ok(await owner.put(`/api/project/${A.projectId}/settings`, { pageTitle: 'Get early access <now>', pageDescription: 'We launch soon & you can be first.' }));
+    ok(
+      await owner.put(`/api/project/${A.projectId}/settings`, {
+        pageTitle: 'Get early access <now>',
+        pageDescription: 'We launch soon & you can be first.',
+      }),
+    );
     const r = await fetch(`${srv.url}/w/${A.slug}?ref=abcDEF123`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
@@ -129,7 +154,10 @@ describe('proof-of-work captcha', () => {
   it('the challenge route needs the project key and answers an ALTCHA challenge with CORS', async () => {
     fails(await new Client(srv.url).get(`/v1/waitlist/${C.slug}/challenge`), 401, 'unauthorized');
     fails(await new Client(srv.url).get(`/v1/waitlist/${C.slug}/challenge`, { authorization: `Bearer ${D.key}` }), 401, 'unauthorized');
-    const r = await new Client(srv.url).get(`/v1/waitlist/${C.slug}/challenge`, { authorization: `Bearer ${C.key}`, origin: 'https://site.example' });
+    const r = await new Client(srv.url).get(`/v1/waitlist/${C.slug}/challenge`, {
+      authorization: `Bearer ${C.key}`,
+      origin: 'https://site.example',
+    });
     const c = ok(r);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(c).toMatchObject({ algorithm: 'SHA-256', maxnumber: 1000 });
@@ -161,7 +189,8 @@ describe('proof-of-work captcha', () => {
       enc({ ...good, algorithm: 'SHA-1' }),
       enc([1, 2]),
     ];
-    for (const altcha of cases) expect(issuePaths(await postJoin(srv.url, C.slug, C.key, { email: 'forged@example.com', altcha }))).toEqual(['altcha']);
+    for (const altcha of cases)
+      expect(issuePaths(await postJoin(srv.url, C.slug, C.key, { email: 'forged@example.com', altcha }))).toEqual(['altcha']);
   });
 
   it('an expired challenge is refused', async () => {
@@ -170,7 +199,10 @@ describe('proof-of-work captcha', () => {
     const c = await challenge(C);
     const good = JSON.parse(Buffer.from(solve(c), 'base64').toString());
     const past = { ...good, salt: good.salt.replace(/expires=\d+/, 'expires=1000') };
-    const r = await postJoin(srv.url, C.slug, C.key, { email: 'late@example.com', altcha: Buffer.from(JSON.stringify(past)).toString('base64') });
+    const r = await postJoin(srv.url, C.slug, C.key, {
+      email: 'late@example.com',
+      altcha: Buffer.from(JSON.stringify(past)).toString('base64'),
+    });
     expect(r.body.error.issues[0].message).toMatch(/expired/);
   });
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, issuePaths, ok } from '../helpers/api.js';
-import { cleanup, Client, postJoin, projectWithKey, ROOT, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { cleanup, type Client, postJoin, projectWithKey, ROOT, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;
@@ -55,7 +55,11 @@ describe('hosted-tool exports import without editing', () => {
 
   it('semicolon export: `;`, titles in words, DD/MM/YYYY settled by the file and reported, a quoted newline, no email on line 9', async () => {
     const p = await projectWithKey(owner, 'Import Semi');
-    ok(await owner.put(`/api/project/${p.projectId}/settings`, { fields: [{ key: 'size', label: 'Company size', type: 'select', options: ['1', '2-10', '11-50', '51+'] }] }));
+    ok(
+      await owner.put(`/api/project/${p.projectId}/settings`, {
+        fields: [{ key: 'size', label: 'Company size', type: 'select', options: ['1', '2-10', '11-50', '51+'] }],
+      }),
+    );
     const r = ok(await upload(p, fixture('semicolon-export.csv')));
     expect(r.dateFormat).toBe('dmy');
     expect(r.invalid).toEqual([{ line: 9, message: 'No email' }]);
@@ -70,10 +74,19 @@ describe('hosted-tool exports import without editing', () => {
 describe('round trip and formats', () => {
   it("this server's own CSV export imports as it was (fields, metadata, formula-escaped text, createdAt)", async () => {
     const a = await projectWithKey(owner, 'Export Src');
-    const fields = [{ key: 'role', label: 'Role', type: 'select', options: ['dev', 'pm'] }, { key: 'n', label: 'N', type: 'number' }];
+    const fields = [
+      { key: 'role', label: 'Role', type: 'select', options: ['dev', 'pm'] },
+      { key: 'n', label: 'N', type: 'number' },
+    ];
     ok(await owner.put(`/api/project/${a.projectId}/settings`, { fields }));
     const joined = [
-      { email: 'rt1@example.com', name: '=HYPERLINK("x")', source: 'tw', metadata: { plan: 'pro', deep: { a: [1, 2] } }, fields: { role: 'dev', n: 2.5 } },
+      {
+        email: 'rt1@example.com',
+        name: '=HYPERLINK("x")',
+        source: 'tw',
+        metadata: { plan: 'pro', deep: { a: [1, 2] } },
+        fields: { role: 'dev', n: 2.5 },
+      },
       { email: 'rt2@example.com', name: 'Plain, "quoted"\nnewline' },
     ];
     for (const j of joined) ok(await postJoin(srv.url, a.slug, a.key, j), 201);
@@ -85,7 +98,15 @@ describe('round trip and formats', () => {
     const before = await all(a);
     for (const e of before) {
       const after = await byEmail(b, e.email);
-      expect(after).toMatchObject({ name: e.name, source: e.source, metadata: e.metadata, fields: e.fields, createdAt: e.createdAt, ip: e.ip, userAgent: e.userAgent });
+      expect(after).toMatchObject({
+        name: e.name,
+        source: e.source,
+        metadata: e.metadata,
+        fields: e.fields,
+        createdAt: e.createdAt,
+        ip: e.ip,
+        userAgent: e.userAgent,
+      });
     }
     // Again: everything is a duplicate now.
     expect(ok(await upload(b, csv))).toMatchObject({ imported: 0, duplicates: 2 });
@@ -147,7 +168,9 @@ describe('bad input: clear errors, never a 500', () => {
     const us = ok(await upload(p, csv, 'format=csv&dateFormat=mdy'));
     expect(us).toMatchObject({ imported: 1, duplicates: 1, dateFormat: 'mdy' });
     expect((await byEmail(p, 'd1@example.com')).createdAt).toBe('2025-03-04T00:00:00.000Z');
-    const settled = ok(await upload(p, 'email,date\nd3@example.com,03/04/2025\nd4@example.com,25/12/2024 18:30\nd5@example.com,12/25/2024\n'));
+    const settled = ok(
+      await upload(p, 'email,date\nd3@example.com,03/04/2025\nd4@example.com,25/12/2024 18:30\nd5@example.com,12/25/2024\n'),
+    );
     expect(settled.dateFormat).toBe('dmy');
     expect(settled.invalid).toEqual([{ line: 4, message: expect.stringMatching(/not a valid DD\/MM\/YYYY date/) }]);
     expect((await byEmail(p, 'd3@example.com')).createdAt).toBe('2025-04-03T00:00:00.000Z');
@@ -156,11 +179,19 @@ describe('bad input: clear errors, never a 500', () => {
   it('bad query, content type, session, other user → 400/415/401/404', async () => {
     expect(issuePaths((await upload(p, 'email\n', 'format=xlsx')) as never)).toEqual(['format']);
     fails((await upload(p, 'email\n', 'format=csv', 'multipart/form-data; boundary=x')) as never, 415, 'unsupported_media_type');
-    const anon = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'email\n' });
+    const anon = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: 'email\n',
+    });
     expect(anon.status).toBe(401);
     const other = await signedUp(srv.url).catch(() => undefined);
     if (other) {
-      const r = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, { method: 'POST', headers: { cookie: other.cookie, 'content-type': 'text/csv' }, body: 'email\n' });
+      const r = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, {
+        method: 'POST',
+        headers: { cookie: other.cookie, 'content-type': 'text/csv' },
+        body: 'email\n',
+      });
       expect(r.status).toBe(404);
     }
   });

@@ -13,8 +13,14 @@ export interface Challenge {
 /** Finds n with SHA-256(salt + n) = challenge and returns the base64 `altcha` payload. */
 export function solve(c: Challenge): string {
   for (let n = 0; n <= c.maxnumber; n++) {
-    if (createHash('sha256').update(c.salt + n).digest('hex') === c.challenge) {
-      return Buffer.from(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: n, salt: c.salt, signature: c.signature })).toString('base64');
+    if (
+      createHash('sha256')
+        .update(c.salt + n)
+        .digest('hex') === c.challenge
+    ) {
+      return Buffer.from(
+        JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: n, salt: c.salt, signature: c.signature }),
+      ).toString('base64');
     }
   }
   throw new Error('no solution');

@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import type { ImportResult } from '../../client/index.js';
 import { output, sessionClient, type JsonOpt } from '../context.js';
-import { CliError, EXIT } from '../main.js';
+import { CliError, EXIT } from '../errors.js';
 import { humanBytes, type Output } from '../output.js';
 
 export interface ImportOpts extends JsonOpt {
@@ -34,7 +34,9 @@ function progress(out: Output, total: number) {
     const frac = total ? Math.min(1, sent / total) : 0;
     const width = 24;
     const filled = Math.round(frac * width);
-    out.err.write(`\r\x1b[K${out.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)} ${(frac * 100).toFixed(0).padStart(3)}%  ${humanBytes(sent)} of ${humanBytes(total)}${frac === 1 ? ', the server is finishing…' : ''}`);
+    out.err.write(
+      `\r\x1b[K${out.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)} ${(frac * 100).toFixed(0).padStart(3)}%  ${humanBytes(sent)} of ${humanBytes(total)}${frac === 1 ? ', the server is finishing…' : ''}`,
+    );
   };
   const timer = setInterval(draw, 100);
   draw();
@@ -49,9 +51,12 @@ function progress(out: Output, total: number) {
 
 export async function importEntries(opts: ImportOpts) {
   const out = output(opts);
-  const size = await stat(opts.file).then((s) => s.size, () => {
-    throw new CliError(`cannot read ${opts.file}`, EXIT.usage);
-  });
+  const size = await stat(opts.file).then(
+    (s) => s.size,
+    () => {
+      throw new CliError(`cannot read ${opts.file}`, EXIT.usage);
+    },
+  );
   const client = await sessionClient();
   const file = createReadStream(opts.file);
   const bar = out.stderrTty ? progress(out, size) : undefined;
@@ -68,9 +73,12 @@ export async function importEntries(opts: ImportOpts) {
   }
   if (out.mode === 'json') return out.json(result);
   const verb = result.dryRun ? 'Dry run (nothing written): would import' : 'Imported';
-  out.success(`${verb} ${result.imported.toLocaleString('en')} entries; ${result.duplicates.toLocaleString('en')} duplicates skipped; ${result.invalidCount.toLocaleString('en')} bad rows`);
+  out.success(
+    `${verb} ${result.imported.toLocaleString('en')} entries; ${result.duplicates.toLocaleString('en')} duplicates skipped; ${result.invalidCount.toLocaleString('en')} bad rows`,
+  );
   if (result.dateFormat) out.info(`Slash dates read as ${result.dateFormat === 'dmy' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'}`);
   for (const i of result.invalid) out.info(`  line ${i.line}: ${i.message}`);
-  if (result.invalidCount > result.invalid.length) out.info(`  … and ${(result.invalidCount - result.invalid.length).toLocaleString('en')} more`);
+  if (result.invalidCount > result.invalid.length)
+    out.info(`  … and ${(result.invalidCount - result.invalid.length).toLocaleString('en')} more`);
   if (out.mode === 'tsv') for (const i of result.invalid) out.out.write(`${i.line}\t${i.message.replace(/[\t\n\r]/g, ' ')}\n`);
 }

@@ -1,5 +1,6 @@
 // The body of `waitlist serve`, loaded only when the command runs.
 import { startServer, type ServeConfig } from '../../server/serve.js';
+import { selfCommand } from '../self-command.js';
 
 const FORCE_EXIT_MS = 15_000;
 
@@ -7,9 +8,11 @@ export async function runServe(config: ServeConfig): Promise<void> {
   const running = await startServer(config);
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if (!running.hasUsers) {
-    // On stderr: stdout carries exactly one line with the URL, for scripts that read it.
+    // On stderr: stdout carries exactly one line with the URL, for scripts that read it. The command is
+    // the one that works in the user's shell (`node bin/waitlist.js` after `npm start`, not `waitlist`).
+    const waitlist = selfCommand({ script: process.argv[1] ?? 'bin/waitlist.js', env: process.env, cwd: process.cwd() });
     process.stderr.write(
-      `No account yet. Create the first one with:\n  waitlist signup --server ${running.url}\n` +
+      `No account yet. Create the first one with:\n  ${waitlist} signup --server ${running.url}\n` +
         `or open ${running.url}/ in a browser.\n`,
     );
   }

@@ -2,7 +2,7 @@
 // captcha): added to the command here, turned into the settings body's fields in surfaceChange().
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { CliError, EXIT } from '../main.js';
+import { CliError, EXIT } from '../errors.js';
 
 export interface SurfaceOpts {
   hostedPage?: boolean;

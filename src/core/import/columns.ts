@@ -5,14 +5,36 @@
 import type { FieldDefinition } from '../../contract/settings-surface.js';
 
 export type Target =
-  | { kind: 'email' | 'name' | 'first' | 'last' | 'source' | 'metadata' | 'fields' | 'createdAt' | 'status' | 'ip' | 'country' | 'userAgent' | 'removed' | 'ignore' }
+  | {
+      kind:
+        | 'email'
+        | 'name'
+        | 'first'
+        | 'last'
+        | 'source'
+        | 'metadata'
+        | 'fields'
+        | 'createdAt'
+        | 'status'
+        | 'ip'
+        | 'country'
+        | 'userAgent'
+        | 'removed'
+        | 'ignore';
+    }
   | { kind: 'field'; key: string }
   | { kind: 'extra'; name: string };
 
-export const norm = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
+export const norm = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 
 const NAMES: Record<string, Target['kind']> = {};
-const add = (kind: Target['kind'], ...names: string[]) => names.forEach((n) => (NAMES[norm(n)] = kind));
+const add = (kind: Target['kind'], ...names: string[]) => {
+  for (const n of names) NAMES[norm(n)] = kind;
+};
 add('email', 'email', 'e-mail', 'email address', 'e-mail address', 'mail', 'emailaddress', 'subscriber email');
 add('name', 'name', 'full name', 'fullname', 'display name');
 add('first', 'first name', 'firstname', 'first', 'given name');
@@ -20,7 +42,22 @@ add('last', 'last name', 'lastname', 'last', 'surname', 'family name');
 add('source', 'source', 'utm source', 'utm_source', 'signup source', 'referrer source');
 add('metadata', 'metadata');
 add('fields', 'fields');
-add('createdAt', 'createdAt', 'created_at', 'created', 'signed up', 'signed up at', 'signup date', 'signed_up_at', 'joined', 'joined at', 'date joined', 'subscribed at', 'timestamp', 'date');
+add(
+  'createdAt',
+  'createdAt',
+  'created_at',
+  'created',
+  'signed up',
+  'signed up at',
+  'signup date',
+  'signed_up_at',
+  'joined',
+  'joined at',
+  'date joined',
+  'subscribed at',
+  'timestamp',
+  'date',
+);
 add('status', 'status');
 add('ip', 'ip', 'ip address');
 add('country', 'country');

@@ -17,7 +17,8 @@ function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): nu
   const t = Date.UTC(y, mo - 1, d, h, mi, s, ms);
   const back = new Date(t);
   // Date.UTC rolls 31/02 over into March: refuse instead.
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || s > 59)
+    return undefined;
   return t;
 }
 
@@ -65,5 +66,7 @@ export function parseDate(text: string, order: SlashOrder | null): DateResult {
     if (t === undefined) return { error: `"${v}" is not a valid ${order === 'dmy' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'} date` };
     return { ms: t };
   }
-  return { error: `"${v.slice(0, 40)}" is not a date this import reads (ISO 8601, YYYY-MM-DD HH:MM:SS, DD/MM/YYYY or MM/DD/YYYY, Unix time)` };
+  return {
+    error: `"${v.slice(0, 40)}" is not a date this import reads (ISO 8601, YYYY-MM-DD HH:MM:SS, DD/MM/YYYY or MM/DD/YYYY, Unix time)`,
+  };
 }

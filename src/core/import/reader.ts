@@ -22,7 +22,12 @@ const LF = 0x0a;
  * Whole records (ending in a newline outside quotes) of a byte stream; an oversize record is replaced
  * by as many bare newlines as it spanned (so later line numbers hold) and reported through `oversize`.
  */
-async function* wholeRecords(source: AsyncIterable<Buffer>, quotes: boolean, oversize: (line: number, lines: number) => void, first: (b: Buffer) => void) {
+async function* wholeRecords(
+  source: AsyncIterable<Buffer>,
+  quotes: boolean,
+  oversize: (line: number, lines: number) => void,
+  first: (b: Buffer) => void,
+) {
   let carry: Buffer[] = [];
   let carryBytes = 0;
   let inQuotes = false;
@@ -96,7 +101,11 @@ function lastBoundary(chunk: Buffer, from: number, quotes: boolean, inQuotesAtEn
 
 /** The delimiter of a header row: the most frequent of `,` `;` and tab outside quotes. */
 export function sniffDelimiter(head: Buffer): string {
-  const counts = new Map<number, number>([[0x2c, 0], [0x3b, 0], [0x09, 0]]);
+  const counts = new Map<number, number>([
+    [0x2c, 0],
+    [0x3b, 0],
+    [0x09, 0],
+  ]);
   let q = false;
   for (const c of head) {
     if (c === QUOTE) q = !q;
@@ -116,9 +125,14 @@ const tooLong = (lines: number) =>
 export async function* csvRecords(source: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
   const errors: RawRecord[] = [];
   let delimiter = ',';
-  const cleaned = wholeRecords(source, true, (line, lines) => errors.push({ line, error: tooLong(lines) }), (head) => {
-    delimiter = sniffDelimiter(head);
-  });
+  const cleaned = wholeRecords(
+    source,
+    true,
+    (line, lines) => errors.push({ line, error: tooLong(lines) }),
+    (head) => {
+      delimiter = sniffDelimiter(head);
+    },
+  );
   // The parser is created lazily, once the header (and so the delimiter) is known.
   const first = await cleaned.next();
   if (first.done) return;
@@ -131,11 +145,15 @@ export async function* csvRecords(source: AsyncIterable<Buffer>): AsyncGenerator
     skip_empty_lines: true,
     skip_records_with_error: true,
   });
-  parser.on('skip', (err: Error & { lines?: number }) => errors.push({ line: err.lines ?? 0, error: `Not readable as CSV: ${err.message.replace(/^[^:]*: /, '')}` }));
-  Readable.from((async function* () {
-    yield first.value;
-    yield* cleaned;
-  })()).pipe(parser);
+  parser.on('skip', (err: Error & { lines?: number }) =>
+    errors.push({ line: err.lines ?? 0, error: `Not readable as CSV: ${err.message.replace(/^[^:]*: /, '')}` }),
+  );
+  Readable.from(
+    (async function* () {
+      yield first.value;
+      yield* cleaned;
+    })(),
+  ).pipe(parser);
   for await (const r of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
     while (errors.length) yield errors.shift()!;
     let inner = 0;
@@ -150,7 +168,12 @@ export async function* ndjsonRecords(source: AsyncIterable<Buffer>): AsyncGenera
   const errors: RawRecord[] = [];
   let line = 0;
   let rest = '';
-  const cleaned = wholeRecords(source, false, (l, lines) => errors.push({ line: l, error: tooLong(lines) }), () => undefined);
+  const cleaned = wholeRecords(
+    source,
+    false,
+    (l, lines) => errors.push({ line: l, error: tooLong(lines) }),
+    () => undefined,
+  );
   for await (const chunk of cleaned) {
     const text = rest + chunk.toString('utf8');
     const parts = text.split('\n');

@@ -41,12 +41,19 @@ export function pick(targets: readonly Target[], values: readonly unknown[]): Pi
     let v = values[i];
     if (!present(v)) return;
     if (typeof v === 'string') v = unescapeCell(v);
-    if (t.kind === 'field') (p.fields ??= {})[t.key] = v;
-    else if (t.kind === 'extra') (p.extra ??= {})[t.name] = v;
-    else if (t.kind === 'fields') {
+    if (t.kind === 'field') {
+      p.fields ??= {};
+      p.fields[t.key] = v;
+    } else if (t.kind === 'extra') {
+      p.extra ??= {};
+      p.extra[t.name] = v;
+    } else if (t.kind === 'fields') {
       const obj = typeof v === 'string' ? tryJson(v) : v;
       if (obj && typeof obj === 'object' && !Array.isArray(obj)) p.fields = { ...(obj as Record<string, unknown>), ...p.fields };
-      else (p.extra ??= {}).fields = v;
+      else {
+        p.extra ??= {};
+        p.extra.fields = v;
+      }
     } else if (t.kind !== 'ignore') p[t.kind] = v;
   });
   return p;
@@ -94,7 +101,10 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
   const meta = metadataSchema.safeParse(metadata);
   if (!meta.success) return { error: meta.error.issues[0]?.message ?? 'Invalid metadata' };
   // Answers are checked for type and options, not for `required`: imported people never saw the form.
-  const { values, issues } = checkFields(defs.map((d) => ({ ...d, required: false })), p.fields);
+  const { values, issues } = checkFields(
+    defs.map((d) => ({ ...d, required: false })),
+    p.fields,
+  );
   if (issues.length) return { error: issues.map((i) => `${i.path}: ${i.message}`).join('; ') };
   const ip = text(p.ip);
   const country = text(p.country);

@@ -41,7 +41,12 @@ interface Held {
 }
 
 /** Imports `source` into the project. 400 when the file cannot be imported at all (no email column). */
-export async function importStream(store: Store, project: ProjectRow, source: AsyncIterable<Buffer>, opts: ImportOptions): Promise<ImportResult> {
+export async function importStream(
+  store: Store,
+  project: ProjectRow,
+  source: AsyncIterable<Buffer>,
+  opts: ImportOptions,
+): Promise<ImportResult> {
   const defs = featureSettings(project).fields;
   const now = Date.now();
   const result: ImportResult = { imported: 0, duplicates: 0, invalid: [], invalidCount: 0, dryRun: opts.dryRun, dateFormat: null };
@@ -63,7 +68,12 @@ export async function importStream(store: Store, project: ProjectRow, source: As
       result.duplicates += rows.length - n;
       return;
     }
-    const existing = new Set(await store.liveEmailNorms(project.id, rows.map((r) => r.emailNorm)));
+    const existing = new Set(
+      await store.liveEmailNorms(
+        project.id,
+        rows.map((r) => r.emailNorm),
+      ),
+    );
     for (const r of rows) {
       if (existing.has(r.emailNorm) || seen.has(r.emailNorm)) result.duplicates++;
       else {
@@ -114,7 +124,10 @@ export async function importStream(store: Store, project: ProjectRow, source: As
         if (objectTargets.size > 1000) objectTargets.clear();
         objectTargets.set(sig, t);
       }
-      picked = pick(t, keys.map((k) => obj[k]));
+      picked = pick(
+        t,
+        keys.map((k) => obj[k]),
+      );
     }
     if (!order && typeof picked.createdAt === 'string') {
       const orders = slashOrders(picked.createdAt);
@@ -132,7 +145,8 @@ export async function importStream(store: Store, project: ProjectRow, source: As
       if (held.length >= MAX_HELD) await release(); // still ambiguous: those rows are reported, not guessed
     }
   }
-  if (!targets && opts.format === 'csv') throw new AppError('validation_failed', 'Validation failed', [{ path: 'file', message: 'The file is empty' }]);
+  if (!targets && opts.format === 'csv')
+    throw new AppError('validation_failed', 'Validation failed', [{ path: 'file', message: 'The file is empty' }]);
   await release();
   await flush();
   result.invalid.sort((a, b) => a.line - b.line);
@@ -140,7 +154,10 @@ export async function importStream(store: Store, project: ProjectRow, source: As
 }
 
 function noEmailColumn(header: readonly string[]) {
-  const shown = header.slice(0, 20).map((h) => JSON.stringify(h)).join(', ');
+  const shown = header
+    .slice(0, 20)
+    .map((h) => JSON.stringify(h))
+    .join(', ');
   return new AppError('validation_failed', 'The file has no email column', [
     { path: 'email', message: `No email column: the header row must name one (email, e-mail, email address); found ${shown || 'nothing'}` },
   ]);

@@ -38,7 +38,9 @@ export class PgSurface {
     const rows = await this.db
       .select({ e: s.entries.emailNorm })
       .from(s.entries)
-      .where(sql`${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`);
+      .where(
+        sql`${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
+      );
     return rows.map((r) => r.e);
   }
 

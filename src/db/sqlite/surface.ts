@@ -24,9 +24,13 @@ export class SqliteSurface {
     this.insertSecret = db.prepare('INSERT INTO server_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
     this.selectSecret = db.prepare('SELECT value FROM server_secrets WHERE name = ?').pluck();
     this.purgeSolutions = db.prepare('DELETE FROM captcha_solutions WHERE expires_at < ?');
-    this.insertSolution = db.prepare('INSERT INTO captcha_solutions (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING');
+    this.insertSolution = db.prepare(
+      'INSERT INTO captcha_solutions (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING',
+    );
     this.liveEmails = db
-      .prepare('SELECT email_norm FROM entries WHERE project_id = ? AND deleted_at IS NULL AND email_norm IN (SELECT value FROM json_each(?))')
+      .prepare(
+        'SELECT email_norm FROM entries WHERE project_id = ? AND deleted_at IS NULL AND email_norm IN (SELECT value FROM json_each(?))',
+      )
       .pluck();
     // Solutions still unexpired from before a restart: known in memory from the start.
     for (const r of db.prepare('SELECT signature, expires_at FROM captcha_solutions WHERE expires_at >= ?').raw().iterate(Date.now())) {

@@ -45,7 +45,9 @@ function fieldControl(def: FieldDefinition, value: string | undefined, issue: Is
   const id = `f-${def.key}`;
   const name = `fields.${def.key}`;
   const err = issue ? html`<p class="field-error" id="${id}-err">${issue.message}</p>` : '';
-  const aria = raw(`${issue ? ` aria-invalid="true" aria-describedby="${id}-err"` : ''}${def.required ? ' required aria-required="true"' : ''}`);
+  const aria = raw(
+    `${issue ? ` aria-invalid="true" aria-describedby="${id}-err"` : ''}${def.required ? ' required aria-required="true"' : ''}`,
+  );
   const star = def.required ? html` <span class="req" aria-hidden="true">*</span>` : '';
   switch (def.type) {
     case 'checkbox':
@@ -88,7 +90,9 @@ ${url ? html`<p>Share your link to move up:</p><p class="code"><a href="${url}">
 // challenge) in a Web Worker made from a blob while the person types (main thread if workers are
 // refused), then lets the form submit as usual. The solver is src/shared/solver.ts, inlined.
 const SOLVER = solveSync.toString();
-const script = (slug: string) => `(()=>{const f=document.getElementById("join"),a=f&&f.elements.namedItem("altcha"),r=document.getElementById("result")||document.getElementById("errors");
+const script = (
+  slug: string,
+) => `(()=>{const f=document.getElementById("join"),a=f&&f.elements.namedItem("altcha"),r=document.getElementById("result")||document.getElementById("errors");
 if(r)r.focus();if(!a)return;
 const s=${SOLVER};
 const run=c=>new Promise((res,rej)=>{const w=new Worker(URL.createObjectURL(new Blob(["onmessage=e=>postMessage(("+s+")(e.data))"],{type:"text/javascript"})));w.onmessage=e=>{w.terminate();res(e.data)};w.onerror=rej;w.postMessage(c)}).catch(()=>s(c));
@@ -96,7 +100,10 @@ const done=fetch("/w/${slug}/challenge").then(r=>r.json()).then(async j=>{const 
 f.addEventListener("submit",e=>{e.preventDefault();if(!f.reportValidity())return;const b=f.querySelector("button");b.disabled=true;b.textContent="Joining…";done.catch(()=>{}).then(()=>f.submit())})})();`;
 
 /** The page itself. */
-export function renderHosted(project: ProjectRow, view: HostedView = {}): { title: string; body: Raw; css: string; script?: string; status: number } {
+export function renderHosted(
+  project: ProjectRow,
+  view: HostedView = {},
+): { title: string; body: Raw; css: string; script?: string; status: number } {
   const s = featureSettings(project);
   const title = s.pageTitle ?? project.name;
   const issues = view.issues ?? [];
@@ -107,11 +114,12 @@ export function renderHosted(project: ProjectRow, view: HostedView = {}): { titl
     return { title, body: html`${head}${joinedCard(view.joined)}`, css: CSS, script: script(project.slug), status: view.status ?? 200 };
   }
   const stray = issues.filter((i) => i.path !== 'email' && i.path !== 'name' && !i.path.startsWith('fields.'));
-  const banner = view.error || issues.length
-    ? html`<div class="card error" role="alert" id="errors" tabindex="-1"><p>${view.error ?? messageFor('validation_failed')}</p>${
-        stray.length ? html`<ul>${stray.map((i) => html`<li>${i.path === 'altcha' ? 'Bot check: ' : ''}${i.message}</li>`)}</ul>` : ''
-      }</div>`
-    : '';
+  const banner =
+    view.error || issues.length
+      ? html`<div class="card error" role="alert" id="errors" tabindex="-1"><p>${view.error ?? messageFor('validation_failed')}</p>${
+          stray.length ? html`<ul>${stray.map((i) => html`<li>${i.path === 'altcha' ? 'Bot check: ' : ''}${i.message}</li>`)}</ul>` : ''
+        }</div>`
+      : '';
   const honeypot = project.honeypotField
     ? html`<div class="hp" aria-hidden="true"><label for="f-hp">Leave this empty</label><input type="text" id="f-hp" name="${project.honeypotField}" tabindex="-1" autocomplete="off"></div>`
     : '';

@@ -7,7 +7,9 @@
 //   GET  /w/:slug/challenge   getPageChallenge the page's proof-of-work challenge (no key)
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
+import type { JoinBody } from '../../contract/schemas.js';
 import { challengeFor } from '../../core/captcha.js';
+import { projectForJoin } from '../../core/projects.js';
 import { AppError } from '../../core/errors.js';
 import { checkFields } from '../../core/fields.js';
 import { featureSettings, joinSchemaFor } from '../../core/settings.js';
@@ -36,7 +38,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
   const limit = surfaceLimit(deps);
 
   async function pageProject(req: Req): Promise<ProjectRow> {
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project || !featureSettings(project).hostedPage) throw new AppError('not_found', 'Waitlist not found');
     return project;
   }
@@ -62,12 +64,13 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     const view = { values: valuesOf(form.body), ref: ref && REF_RE.test(ref) ? ref : undefined };
     try {
       if (joinLimiter) {
-        for (const [h, v] of Object.entries(await joinLimiter.consume(project.id, clientIp(req, deps.trust) ?? 'unknown'))) res.setHeader(h, v);
+        for (const [h, v] of Object.entries(await joinLimiter.consume(project.id, clientIp(req, deps.trust) ?? 'unknown')))
+          res.setHeader(h, v);
       }
       // `ref` reaches the join only once the join body knows it (the lifecycle layer adds it).
       const schema = joinSchemaFor(project);
       if (!('ref' in schema.shape)) delete form.body.ref;
-      let body;
+      let body: JoinBody;
       try {
         body = validateBody(form.body, schema);
       } catch (err) {

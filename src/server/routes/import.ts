@@ -27,9 +27,22 @@ export const importQuery = z.object({
 });
 
 /** Content types an import upload may carry (the body is the file as it is). */
-export const IMPORT_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/json', 'application/octet-stream'];
+export const IMPORT_TYPES = [
+  'text/csv',
+  'application/csv',
+  'text/plain',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/json',
+  'application/octet-stream',
+];
 
-const mimeOf = (req: Req) => String(req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+const mimeOf = (req: Req) =>
+  String(req.headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
 
 export function importRoutes(app: Polka<Req>, { store }: Deps) {
   app.post('/api/project/:projectId/import', async (req, res) => {
@@ -37,7 +50,12 @@ export function importRoutes(app: Polka<Req>, { store }: Deps) {
     const q = parseQuery(req, importQuery);
     const mime = mimeOf(req);
     if (mime && !IMPORT_TYPES.includes(mime)) {
-      throw new AppError('unsupported_media_type', `Send the file itself as the body (Content-Type: text/csv or application/x-ndjson), not ${mime}`, undefined, { Connection: 'close' });
+      throw new AppError(
+        'unsupported_media_type',
+        `Send the file itself as the body (Content-Type: text/csv or application/x-ndjson), not ${mime}`,
+        undefined,
+        { Connection: 'close' },
+      );
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
     const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' });

@@ -1,13 +1,15 @@
 // The public join endpoint, called from subscribers' browsers with a publishable key.
 //   OPTIONS /v1/waitlist/:slug/join   preflight (CORS)
 //   POST    /v1/waitlist/:slug/join   joinWaitlist (JSON → envelope; a plain form post → 303, see forms.ts)
-// Order of checks (CONTRACT.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
+// Order of checks (docs/api.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
 // disposable domains) → duplicate → 201.
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { AppError } from '../../core/errors.js';
+import { projectForJoin } from '../../core/projects.js';
 import { joinSchemaFor, originAllowed } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
+import { bearerChallenge, wrongProjectKey } from '../bearer.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { readJson, send, validateBody } from '../http.js';
@@ -47,7 +49,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
 
   app.options('/v1/waitlist/:slug/join', async (req, res: ServerResponse) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project || corsFor(project, req, res)) for (const [k, v] of Object.entries(PREFLIGHT)) res.setHeader(k, v);
     res.writeHead(204);
     res.end();
@@ -64,14 +66,10 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
   /** Checks 1-3 of the contract's order (key → slug → key's project), then origin and rate limit. */
   async function authorise(req: Req, res: ServerResponse, authorization: string | undefined): Promise<ProjectRow> {
     const ip = clientIp(req, deps.trust);
-    const k = await keys.verify(authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
-    const project = await store.projectBySlug(req.params.slug!);
+    const k = await bearerChallenge(keys.verify(authorization, authLimiter?.keyGuard(ip ?? 'unknown')));
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw notFoundProject();
-    if (k.projectId !== project.id) {
-      throw new AppError('unauthorized', 'This API key belongs to another project', undefined, {
-        'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
-      });
-    }
+    if (k.projectId !== project.id) throw wrongProjectKey();
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
@@ -96,7 +94,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
       redirect303(res, formTarget(project, { ok: true, statusToken: data.statusToken as string | undefined }));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      project ??= await store.projectBySlug(req.params.slug!);
+      project ??= await projectForJoin(store, req.params.slug!);
       if (!project) throw err; // no project to send the browser back to: the envelope 404
       redirect303(res, formTarget(project, { ok: false, error: err }), err.headers);
     }

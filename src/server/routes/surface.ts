@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { challengeFor } from '../../core/captcha.js';
 import { AppError } from '../../core/errors.js';
+import { projectForJoin } from '../../core/projects.js';
 import { featureSettings } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
@@ -44,7 +45,7 @@ export function surfaceRoutes(app: Polka<Req>, deps: Deps) {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
     const ip = clientIp(req, deps.trust);
     const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw new AppError('not_found', 'Waitlist not found');
     if (key.projectId !== project.id) throw new AppError('unauthorized', 'This API key belongs to another project');
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept requests from this origin');
@@ -54,7 +55,7 @@ export function surfaceRoutes(app: Polka<Req>, deps: Deps) {
 
   const preflight = async (req: Req, res: ServerResponse) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project || corsFor(project, req, res)) for (const [k, v] of Object.entries(PREFLIGHT)) res.setHeader(k, v);
     res.writeHead(204);
     res.end();

@@ -83,13 +83,22 @@ function FieldEditor({ fields, onChange }: { fields: Draft['fields']; onChange: 
           <label class="row">
             <input type="checkbox" checked={f.required} onChange={(e) => set(i, { required: e.currentTarget.checked })} /> Required
           </label>
-          <button type="button" class="danger small" onClick={() => onChange(fields.filter((_, j) => j !== i))} aria-label={`Remove field ${f.key || i + 1}`}>
+          <button
+            type="button"
+            class="danger small"
+            onClick={() => onChange(fields.filter((_, j) => j !== i))}
+            aria-label={`Remove field ${f.key || i + 1}`}
+          >
             Remove
           </button>
         </div>
       ))}
       <div>
-        <button type="button" disabled={fields.length >= 20} onClick={() => onChange([...fields, { key: '', label: '', type: 'text', required: false, optionsText: '' }])}>
+        <button
+          type="button"
+          disabled={fields.length >= 20}
+          onClick={() => onChange([...fields, { key: '', label: '', type: 'text', required: false, optionsText: '' }])}
+        >
           Add a field
         </button>
       </div>
@@ -122,9 +131,12 @@ function ImportDialog({ project }: { project: Project }) {
   return (
     <form class="card stack" onSubmit={run} aria-labelledby="import-title">
       <h2 id="import-title">Import subscribers</h2>
-      <p class="muted">A CSV (this server's export, or a hosted tool's: an email column plus others) or NDJSON file. Duplicates are skipped.</p>
+      <p class="muted">
+        A CSV (this server's export, or a hosted tool's: an email column plus others) or NDJSON file. Duplicates are skipped.
+      </p>
       <label>
-        File <input type="file" accept=".csv,.ndjson,.jsonl,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} required />
+        File{' '}
+        <input type="file" accept=".csv,.ndjson,.jsonl,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} required />
       </label>
       <label>
         Slash dates read as{' '}
@@ -138,7 +150,7 @@ function ImportDialog({ project }: { project: Project }) {
         <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.currentTarget.checked)} /> Dry run (check only, write nothing)
       </label>
       <div>
-        <button class="primary" disabled={!file || busy}>
+        <button type="submit" class="primary" disabled={!file || busy}>
           {busy ? 'Importing…' : dryRun ? 'Check the file' : 'Import'}
         </button>
       </div>
@@ -146,7 +158,8 @@ function ImportDialog({ project }: { project: Project }) {
       {result ? (
         <div role="status">
           <p>
-            {result.dryRun ? 'Would import' : 'Imported'} <strong>{result.imported}</strong>; {result.duplicates} duplicates skipped; {result.invalidCount} bad rows
+            {result.dryRun ? 'Would import' : 'Imported'} <strong>{result.imported}</strong>; {result.duplicates} duplicates skipped;{' '}
+            {result.invalidCount} bad rows
             {result.dateFormat ? ` (slash dates read as ${result.dateFormat === 'dmy' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'})` : ''}.
           </p>
           {result.invalid.length ? (
@@ -179,7 +192,14 @@ export function SignupTab({ project }: { project: Project }) {
     try {
       const fields = draft.fields.map(({ optionsText, ...f }) => ({
         ...f,
-        ...(f.type === 'select' ? { options: optionsText.split(',').map((o) => o.trim()).filter(Boolean) } : { options: undefined }),
+        ...(f.type === 'select'
+          ? {
+              options: optionsText
+                .split(',')
+                .map((o) => o.trim())
+                .filter(Boolean),
+            }
+          : { options: undefined }),
       }));
       const { hostedPage, pageTitle, pageDescription, redirectUrl, captcha, captchaDifficulty } = draft;
       const saved = await client.updateSettings(project.projectId, {
@@ -205,20 +225,38 @@ export function SignupTab({ project }: { project: Project }) {
         <form class="card stack" onSubmit={save} aria-labelledby="page-title">
           <h2 id="page-title">Sign-up page</h2>
           <label class="row">
-            <input type="checkbox" checked={draft.hostedPage} onChange={(e) => patch({ hostedPage: e.currentTarget.checked })} /> Hosted page at{' '}
+            <input type="checkbox" checked={draft.hostedPage} onChange={(e) => patch({ hostedPage: e.currentTarget.checked })} /> Hosted
+            page at{' '}
             <a href={`/w/${project.slug}`} target="_blank" rel="noopener">
               /w/{project.slug}
             </a>
           </label>
           <label>
-            Title <input value={draft.pageTitle ?? ''} placeholder={project.name} onInput={(e) => patch({ pageTitle: e.currentTarget.value })} maxLength={120} />
+            Title{' '}
+            <input
+              value={draft.pageTitle ?? ''}
+              placeholder={project.name}
+              onInput={(e) => patch({ pageTitle: e.currentTarget.value })}
+              maxLength={120}
+            />
           </label>
           <label>
-            Description <textarea value={draft.pageDescription ?? ''} onInput={(e) => patch({ pageDescription: e.currentTarget.value })} maxLength={1000} rows={3} />
+            Description{' '}
+            <textarea
+              value={draft.pageDescription ?? ''}
+              onInput={(e) => patch({ pageDescription: e.currentTarget.value })}
+              maxLength={1000}
+              rows={3}
+            />
           </label>
           <label>
             After a plain form post, go to (optional){' '}
-            <input type="url" value={draft.redirectUrl ?? ''} placeholder="https://example.com/thanks" onInput={(e) => patch({ redirectUrl: e.currentTarget.value })} />
+            <input
+              type="url"
+              value={draft.redirectUrl ?? ''}
+              placeholder="https://example.com/thanks"
+              onInput={(e) => patch({ redirectUrl: e.currentTarget.value })}
+            />
           </label>
           <label>
             Bot protection{' '}
@@ -230,21 +268,33 @@ export function SignupTab({ project }: { project: Project }) {
           {draft.captcha === 'pow' ? (
             <label>
               Difficulty{' '}
-              <input type="number" min={1000} max={1000000} step={1000} value={draft.captchaDifficulty} onInput={(e) => patch({ captchaDifficulty: Number(e.currentTarget.value) })} />
+              <input
+                type="number"
+                min={1000}
+                max={1000000}
+                step={1000}
+                value={draft.captchaDifficulty}
+                onInput={(e) => patch({ captchaDifficulty: Number(e.currentTarget.value) })}
+              />
             </label>
           ) : null}
           <FieldEditor fields={draft.fields} onChange={(fields) => patch({ fields })} />
           <ErrorMsg error={error} />
           <Notice text={notice} />
           <div>
-            <button class="primary">Save</button>
+            <button type="submit" class="primary">
+              Save
+            </button>
           </div>
         </form>
         <Preview project={project} d={draft} />
       </div>
       <section class="card stack" aria-labelledby="embed-title">
         <h2 id="embed-title">Put it on your site</h2>
-        <CopyField label="Widget (one script tag)" value={`<script src="${origin}/widget.js" data-slug="${project.slug}" data-key="${key}" async></script>`} />
+        <CopyField
+          label="Widget (one script tag)"
+          value={`<script src="${origin}/widget.js" data-slug="${project.slug}" data-key="${key}" async></script>`}
+        />
         <CopyField
           label="Plain HTML form (no script)"
           multiline
