@@ -177,6 +177,12 @@ describe('proof-of-work captcha', () => {
     expect(other.body.error.issues[0].message).toMatch(/another waitlist/);
   });
 
+  it('20 concurrent joins with one solution: exactly one 201', async () => {
+    const altcha = solve(await challenge(C));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => postJoin(srv.url, C.slug, C.key, { email: `race${i}@example.com`, altcha })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+  });
+
   it('forged, wrong, tampered and garbage payloads → 400 naming altcha', async () => {
     const c = await challenge(C);
     const good = JSON.parse(Buffer.from(solve(c), 'base64').toString());
