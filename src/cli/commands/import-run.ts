@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
-import type { ImportResult } from '../../client/index.js';
+import { ApiError, type ImportResult } from '../../client/index.js';
 import { output, sessionClient, type JsonOpt } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { humanBytes, type Output } from '../output.js';
@@ -68,6 +68,15 @@ export async function importEntries(opts: ImportOpts) {
       dryRun: opts.dryRun,
       dateFormat: opts.dateFormat,
     });
+  } catch (err) {
+    // The server gives a whole request --request-timeout seconds (default 30) to arrive.
+    if (err instanceof ApiError && (err.status === 408 || err.code === 'network')) {
+      throw new CliError(
+        `${err.message}: the upload stopped before the server read the whole file. A large file needs a server started with a longer --request-timeout (e.g. 600), or split it`,
+        EXIT.error,
+      );
+    }
+    throw err;
   } finally {
     bar?.stop();
   }
