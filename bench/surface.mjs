@@ -86,7 +86,7 @@ export async function benchSurface(h) {
     body: Readable.toWeb(createReadStream(file)),
     duplex: 'half',
   });
-  const result = await res.json();
+  const result = /** @type {any} */ (await res.json());
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   clearInterval(sampler);
   const imported = result.data?.imported;
@@ -129,7 +129,7 @@ export async function benchSurface(h) {
   while (solutions.length < need) {
     const batch = await Promise.all(
       Array.from({ length: 32 }, () =>
-        fetch(`${srv.url}/v1/waitlist/${powSlug}/challenge`, { headers: { authorization: `Bearer ${powKey}` } }).then((r) => r.json()),
+        fetch(`${srv.url}/v1/waitlist/${powSlug}/challenge`, { headers: { authorization: `Bearer ${powKey}` } }).then(async (r) => /** @type {any} */ (await r.json())),
       ),
     );
     for (const b of batch) solutions.push(solve(b.data));
@@ -205,6 +205,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       return { url: u.toString() };
     },
     api: async (base, method, path, body, cookie) => {
+      /** @type {Record<string, string>} */
       const headers = {};
       if (cookie) headers.cookie = cookie;
       if (body !== undefined) headers['content-type'] = 'application/json';
