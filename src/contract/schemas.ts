@@ -1,5 +1,6 @@
 // The contract's request and response shapes, shared by the server (validation) and the client (typing).
 import { z } from 'zod';
+import { KEY_KINDS, sortParam, statusParam } from './lifecycle.js';
 import { isValidEmail } from './email.js';
 import { type EventSettings, eventSettingsShape } from './settings-events.js';
 import { type LifecycleSettings, lifecycleSettingsShape } from './settings-lifecycle.js';
@@ -108,7 +109,10 @@ const keyName = z
   .trim()
   .min(1, 'Name is required')
   .max(LIMITS.keyNameChars, `Name must be at most ${LIMITS.keyNameChars} characters`);
-export const createKeyBody = z.strictObject({ name: keyName });
+export const createKeyBody = z.strictObject({
+  name: keyName,
+  kind: z.enum(KEY_KINDS, `kind must be one of ${KEY_KINDS.join(', ')}`).optional(),
+});
 export const updateKeyBody = z.strictObject({ name: keyName });
 
 // ---- join and entries ----
@@ -126,6 +130,8 @@ export const joinBody = z.strictObject({
   // src/core/fields.ts) and a solved proof-of-work challenge (src/core/captcha.ts).
   fields: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'fields must be an object of answers').optional(),
   altcha: z.string('altcha must be the solved challenge payload').max(4096, 'altcha is too long').optional(),
+  /** A referral code of the same project; an unknown one is ignored. */
+  ref: z.string('ref must be a string').trim().max(64, 'ref must be at most 64 characters').optional(),
 });
 export const updateEntryBody = z
   .strictObject({
@@ -180,7 +186,7 @@ export const pageQuery = z.object({
   page: intParam('page', 1, 1_000_000_000, 1),
   limit: intParam('limit', 1, LIMITS.pageLimitMax, LIMITS.pageLimitDefault),
 });
-export const entryListQuery = pageQuery.extend({ search: searchParam });
+export const entryListQuery = pageQuery.extend({ search: searchParam, status: statusParam, sort: sortParam });
 export const EXPORT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export const exportQuery = z.object({
   format: z
@@ -209,7 +215,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 // ---- project settings (GET/PUT /api/project/:projectId/settings) ----
 export const SETTINGS_LIMITS = { origins: 50, originChars: 200 } as const;
 /** Join-body fields a honeypot may not shadow (plus names that are special on JS objects). */
-export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', '__proto__', 'constructor', 'prototype'];
+export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', 'ref', '__proto__', 'constructor', 'prototype'];
 export const HONEYPOT_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 const originSchema = z

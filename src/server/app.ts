@@ -9,11 +9,16 @@ import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { subscriberRoutes } from './routes/subscriber.js';
+import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
 import { hostedRoutes } from './routes/hosted.js';
 import { importRoutes } from './routes/import.js';
 import { surfaceRoutes } from './routes/surface.js';
+import { templateRoutes } from './routes/templates.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
@@ -25,6 +30,8 @@ export function createApp(deps: Deps): Polka<Req> {
   joinRoutes(app, deps);
   surfaceRoutes(app, deps);
   hostedRoutes(app, deps);
+  subscriberRoutes(app, deps);
+  subscriberPages(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
@@ -33,6 +40,9 @@ export function createApp(deps: Deps): Polka<Req> {
   keyRoutes(app, deps);
   entryRoutes(app, deps);
   importRoutes(app, deps);
+  lifecycleRoutes(app, deps);
+  webhookRoutes(app, deps);
+  templateRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

@@ -2,6 +2,8 @@
 import type { Request } from 'polka';
 import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import type { Mailer } from '../core/mailer.js';
 import type { Trust } from './client-ip.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
 import type { ReadinessCheck } from './readiness.js';
@@ -22,6 +24,12 @@ export interface ServerOptions extends RateLimitOptions {
   /** Seconds allowed to receive a request's headers / the whole request. */
   headersTimeoutSec?: number;
   requestTimeoutSec?: number;
+  /** Base URL of every link the server sends out (emails); default: the URL it listens on. */
+  publicUrl?: string;
+  /** Events layer: SMTP server (smtp[s]://user:pass@host:port), sender, and webhooks to private addresses. */
+  smtpUrl?: string;
+  mailFrom?: string;
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface Deps {
@@ -32,6 +40,10 @@ export interface Deps {
   trust: Trust | null;
   joinLimiter: JoinLimiter | null;
   authLimiter: AuthLimiter | null;
+  /** Delivers the outbox (webhooks, emails) after commit. */
+  dispatcher: Dispatcher;
+  /** null when the server has no SMTP (--smtp-url). */
+  mailer: Mailer | null;
   /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
   readiness?: ReadinessCheck[];
 }

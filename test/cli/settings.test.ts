@@ -2,6 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, postJoin, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { cli, cliJson, cliSignup, freshHome } from './cli.js';
+import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
+import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 
 let srv: TestServer;
 let home: string;
@@ -20,7 +23,8 @@ afterAll(async () => {
 
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {
-    expect(await cliJson(['project', 'settings', 'guarded'], as())).toMatchObject({
+    expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual({
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
       allowedOrigins: [],
       blockDisposableEmails: false,
       honeypotField: null,
@@ -32,7 +36,8 @@ describe('project settings', () => {
       ['project', 'settings', 'guarded', '--allowed-origins', 'https://example.com, https://www.example.com', '--block-disposable', '--honeypot-field', 'website'],
       as(),
     );
-    expect(set).toMatchObject({
+    expect(set).toEqual({
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
       allowedOrigins: ['https://example.com', 'https://www.example.com'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -48,7 +53,7 @@ describe('project settings', () => {
     expect(entries).toHaveLength(1); // the honeypot join was not stored
 
     const back = await cliJson(['project', 'settings', 'guarded', '--any-origin', '--no-block-disposable', '--no-honeypot-field'], as());
-    expect(back).toMatchObject({ allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
+    expect(back).toEqual({ ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
   });
 
   it('rejects bad values as usage errors naming the flag, and conflicting flags', async () => {

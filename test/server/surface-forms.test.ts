@@ -46,7 +46,8 @@ describe('plain form posts to the join route', () => {
       source: '',
     });
     expect(r.status).toBe(303);
-    expect(r.location).toBe(`/w/${A.slug}?status=joined`);
+    // The subscriber's own status page (its token is in the link), where position and share link show.
+    expect(r.location).toMatch(new RegExp(`^/w/${A.slug}/status\\?token=[\\w-]{20,}$`));
     const e = await entryByEmail(A, 'form1@example.com');
     expect(e).toMatchObject({ name: 'Ann', source: 'landing-page', fields: { role: 'pm', beta: true } });
   });
@@ -114,6 +115,8 @@ describe('hosted page', () => {
     expect(good.status).toBe(200);
     expect(good.text).toContain('You are on the list!');
     expect(good.text).toContain('hosted1@example.com');
+    expect(good.text).toMatch(/<p class="big">#\d+<\/p>/); // the position
+    expect(good.text).toMatch(/Share your link to move up:<\/p><p class="code"><a href="[^"]*\/w\/forms-a\?ref=/);
     expect(await entryByEmail(A, 'hosted1@example.com')).toMatchObject({ fields: { role: 'dev' }, source: 'landing-page' });
     const dup = await postForm(`${srv.url}/w/${A.slug}`, { email: 'hosted1@example.com' });
     expect(dup.status).toBe(409);

@@ -128,6 +128,21 @@ describe('round trip and formats', () => {
     expect(await byEmail(p, 'nd1@example.com')).toMatchObject({ metadata: { a: 1 }, createdAt: '2024-01-02T03:04:05.000Z' });
   });
 
+  it('imported rows queue after the entries already there, in createdAt order, and get referral codes', async () => {
+    const p = await projectWithKey(owner, 'Import Queue');
+    ok(await postJoin(srv.url, p.slug, p.key, { email: 'first@example.com' }), 201);
+    const csv = 'email,created_at\nq3@example.com,2024-03-03\nq1@example.com,2024-01-01\nq2@example.com,2024-02-02\n';
+    expect(ok(await upload(p, csv))).toMatchObject({ imported: 3 });
+    const q = ok(await owner.get(`/api/project/${p.projectId}/waitlist?sort=position&status=waiting`)).items as any[];
+    expect(q.map((e) => [e.email, e.position])).toEqual([
+      ['first@example.com', 1],
+      ['q1@example.com', 2],
+      ['q2@example.com', 3],
+      ['q3@example.com', 4],
+    ]);
+    expect(q[1]).toMatchObject({ status: 'waiting', referralCode: expect.stringMatching(/^\S{8,}$/) });
+  });
+
   it('a dry run counts the same and writes nothing', async () => {
     const p = await projectWithKey(owner, 'Import Dry');
     ok(await postJoin(srv.url, p.slug, p.key, { email: 'zoe.torvalds0@example.com' }), 201);

@@ -50,6 +50,13 @@ export interface SettingsOpts extends JsonOpt, SurfaceOpts {
   anyOrigin?: boolean;
   blockDisposable?: boolean;
   honeypotField?: string | false;
+  doubleOptIn?: boolean;
+  referralBoost?: number;
+  referralUrl?: string | false;
+  publicLeaderboard?: boolean;
+  inviteTtlDays?: number;
+  inviteUrl?: string | false;
+  pendingPurgeDays?: number;
 }
 
 /** Shows the project's settings, or changes the ones named by flags and shows the result. */
@@ -62,6 +69,13 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
+  if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;
+  if (opts.referralUrl !== undefined) change.referralUrl = opts.referralUrl === false ? null : opts.referralUrl;
+  if (opts.publicLeaderboard !== undefined) change.publicLeaderboard = opts.publicLeaderboard;
+  if (opts.inviteTtlDays !== undefined) change.inviteTtlDays = opts.inviteTtlDays;
+  if (opts.inviteUrl !== undefined) change.inviteUrl = opts.inviteUrl === false ? null : opts.inviteUrl;
+  if (opts.pendingPurgeDays !== undefined) change.pendingPurgeDays = opts.pendingPurgeDays;
   const surface = surfaceChange(opts);
   Object.assign(change, surface.change);
   const client = await sessionClient(ctx);
@@ -71,6 +85,13 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     allowedOrigins: '--allowed-origins',
     blockDisposableEmails: '--block-disposable',
     honeypotField: '--honeypot-field',
+    doubleOptIn: '--double-opt-in',
+    referralBoost: '--referral-boost',
+    referralUrl: '--referral-url',
+    publicLeaderboard: '--public-leaderboard',
+    inviteTtlDays: '--invite-ttl-days',
+    inviteUrl: '--invite-url',
+    pendingPurgeDays: '--pending-purge-days',
     ...surface.flags,
   });
   const settings = await client.updateSettings(ref, body);

@@ -5,6 +5,7 @@ import type { FieldDefinition } from '../../contract/settings-surface.js';
 import type { EntryRow } from '../../db/store.js';
 import { checkFields } from '../fields.js';
 import { newId } from '../ids.js';
+import { newReferralCode } from '../lifecycle.js';
 import { normEmail } from '../users.js';
 import type { Target } from './columns.js';
 import { parseDate, type SlashOrder } from './dates.js';
@@ -87,9 +88,11 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
     if ('error' in d) return { error: `createdAt: ${d.error}` };
     createdAt = d.ms;
   }
+  let status: (typeof STATUSES)[number] = 'waiting';
   if (present(p.status)) {
     const s = String(text(p.status)).toLowerCase();
     if (!(STATUSES as readonly string[]).includes(s)) return { error: `status must be one of ${STATUSES.join(', ')}` };
+    status = s as (typeof STATUSES)[number];
   }
   let metadata: Record<string, unknown> = {};
   if (present(p.metadata)) {
@@ -125,6 +128,23 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
       updatedAt: now,
       deletedAt: null,
       fields: JSON.stringify(values),
+      // Lifecycle: a queue place is given by the store (ordinals in createdAt order); no status token
+      // (imported people never got one), a fresh referral code.
+      status,
+      ordinal: 0,
+      k: 0,
+      referralCode: newReferralCode(),
+      referredBy: null,
+      referrals: 0,
+      statusTokenHash: null,
+      confirmTokenHash: null,
+      confirmSentAt: null,
+      confirmResentAt: null,
+      confirmedAt: status === 'pending' ? null : createdAt,
+      invitedAt: status === 'invited' || status === 'accepted' ? createdAt : null,
+      acceptedAt: status === 'accepted' ? createdAt : null,
+      inviteCodeHash: null,
+      inviteExpiresAt: null,
     },
   };
 }

@@ -60,7 +60,9 @@ export async function importStream(
   const seen = opts.dryRun ? new Set<string>() : null; // a dry run finds in-file duplicates itself
   const flush = async () => {
     if (!batch.length) return;
-    const rows = batch;
+    // Queue places (join ordinals) are given in createdAt order within each batch, after every entry
+    // already there; files in date order (the usual export) keep their order exactly.
+    const rows = batch.sort((a, b) => a.createdAt - b.createdAt);
     batch = [];
     if (!seen) {
       const n = await store.importEntries(rows);

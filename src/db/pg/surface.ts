@@ -3,6 +3,7 @@
 import { lt, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { EntryRow } from '../store.js';
+import { reserveOrdinalsIn } from './lifecycle.js';
 import * as s from './schema.js';
 
 // 14 columns a row: 1000 rows stay far below PostgreSQL's 65,535 bind parameters.
@@ -47,6 +48,12 @@ export class PgSurface {
   async importEntries(rows: EntryRow[]): Promise<number> {
     if (!rows.length) return 0;
     return this.db.transaction(async (tx) => {
+      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+      let next = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
+      for (const r of rows) {
+        r.ordinal = next++;
+        r.k = r.ordinal;
+      }
       let n = 0;
       for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
         const r = await tx

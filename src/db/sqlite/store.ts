@@ -13,6 +13,7 @@ import type {
   Counted,
   EntryRow,
   InsertEntryResult,
+  KeyAuthRow,
   KeyRow,
   LimiterOptions,
   PageArgs,
@@ -23,7 +24,10 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
+import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteLifecycle } from './lifecycle.js';
+import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import * as s from './schema.js';
 import { SqliteSurface, withFields } from './surface.js';
@@ -35,6 +39,7 @@ const DAY_MS = 86_400_000;
 interface Pending {
   row: EntryRow;
   keyId: string;
+  outbox: OutboxWrites | undefined;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -58,6 +63,10 @@ class SqliteStore implements Store {
   private readonly insertBatch;
   private readonly reads: EntryReads;
   private readonly surface: SqliteSurface;
+  readonly lifecycle: SqliteLifecycle;
+  readonly events: SqliteEventStore;
+  private outboxListeners: (() => void)[] = [];
+  private wroteOutbox = false;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -65,10 +74,12 @@ class SqliteStore implements Store {
   ) {
     this.reads = new EntryReads(sqlite);
     this.surface = new SqliteSurface(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
-      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
     this.projectBySlugStmt = sqlite.prepare(
@@ -79,9 +90,15 @@ class SqliteStore implements Store {
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId }) => {
+      const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
-        return this.insertEntryStmt.run(withFields(row)).changes === 1 ? 'inserted' : 'duplicate';
+        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
+        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.k = row.ordinal;
+        if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
+        return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
@@ -233,15 +250,13 @@ class SqliteStore implements Store {
       .get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as
-      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
-      | undefined;
+    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, outbox, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -262,6 +277,16 @@ class SqliteStore implements Store {
         }
       }
     }
+    if (this.wroteOutbox) this.outboxWritten();
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    this.wroteOutbox = false;
+    for (const l of this.outboxListeners) l();
   }
 
   private entryFilter(projectId: string): SQL {
@@ -292,13 +317,19 @@ class SqliteStore implements Store {
       .returning()
       .get();
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return this.db
-      .update(s.entries)
-      .set({ deletedAt: now, updatedAt: now })
-      .where(this.liveEntry(projectId, entryId))
-      .returning()
-      .get();
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = this.sqlite.transaction(() => {
+      const r = this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning()
+        .get();
+      if (r && outbox) writeOutbox(this.sqlite, outbox(r));
+      return r;
+    })();
+    if (row && outbox) this.outboxWritten();
+    return row;
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);
@@ -354,7 +385,18 @@ class SqliteStore implements Store {
     return this.surface.liveEmailNorms(projectId, norms);
   }
   async importEntries(rows: EntryRow[]) {
-    return this.surface.importEntries(rows);
+    if (!rows.length) return 0;
+    // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+    return this.sqlite
+      .transaction(() => {
+        let next = this.lifecycle.reserveOrdinalsSync(rows[0]!.projectId, rows.length);
+        for (const r of rows) {
+          r.ordinal = next++;
+          r.k = r.ordinal;
+        }
+        return this.surface.importEntries(rows);
+      })
+      .immediate();
   }
 
   // One SQLite file means one server process: counters in memory are shared by every request.

@@ -81,7 +81,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
         }
         throw err;
       }
-      const data = await completeJoin(deps, req, project, '', body);
+      const { data } = await completeJoin(deps, req, project, '', body);
       sendHosted(res, project, { joined: data });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

@@ -8,12 +8,13 @@ import type { Polka } from 'polka';
 import { AppError } from '../../core/errors.js';
 import { projectForJoin } from '../../core/projects.js';
 import { joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { checkKind } from '../lifecycle-http.js';
 import type { ProjectRow } from '../../db/store.js';
 import { bearerChallenge, wrongProjectKey } from '../bearer.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
-import { readJson, send, validateBody } from '../http.js';
 import { formTarget, isFormType, readForm, redirect303 } from '../forms.js';
+import { readJson, send, validateBody } from '../http.js';
 import { completeJoin } from '../join-flow.js';
 
 export { clientIp };
@@ -60,16 +61,18 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     if (isFormType(req)) return joinByForm(req, res);
     const project = await authorise(req, res, req.headers.authorization);
     const body = await readJson(req, joinSchemaFor(project));
-    send(res, 201, 'You are on the waitlist', await completeJoin(deps, req, project, key(req), body));
+    const r = await completeJoin(deps, req, project, key(req), body);
+    send(res, 201, r.message, r.data);
   });
 
-  /** Checks 1-3 of the contract's order (key → slug → key's project), then origin and rate limit. */
+  /** Checks 1-3 of the contract's order (key → slug → key's project), key kind, origin, rate limit. */
   async function authorise(req: Req, res: ServerResponse, authorization: string | undefined): Promise<ProjectRow> {
     const ip = clientIp(req, deps.trust);
     const k = await bearerChallenge(keys.verify(authorization, authLimiter?.keyGuard(ip ?? 'unknown')));
     const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw notFoundProject();
     if (k.projectId !== project.id) throw wrongProjectKey();
+    checkKind(k, req, false); // a secret key sent from a browser → 403
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
@@ -90,8 +93,8 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     try {
       project = await authorise(req, res, auth);
       const body = validateBody(form.body, joinSchemaFor(project));
-      const data = await completeJoin(deps, req, project, key(req), body);
-      redirect303(res, formTarget(project, { ok: true, statusToken: data.statusToken as string | undefined }));
+      const { data } = await completeJoin(deps, req, project, key(req), body);
+      redirect303(res, formTarget(project, { ok: true, statusToken: data.statusToken }));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       project ??= await projectForJoin(store, req.params.slug!);

@@ -6,14 +6,20 @@ import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
 import { SignupTab } from './Signup.js';
+import { QueueTab } from './Queue.js';
 import { StatsTab } from './Stats.js';
+import { EmailsTab } from './Emails.js';
+import { WebhooksTab } from './Webhooks.js';
 
 const TABS = [
   ['entries', 'Entries'],
+  ['queue', 'Queue'],
   ['keys', 'API keys'],
   ['install', 'Install'],
   ['signup', 'Sign-up page'],
   ['stats', 'Stats'],
+  ['webhooks', 'Webhooks'],
+  ['emails', 'Email'],
 ] as const;
 
 export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
@@ -58,10 +64,13 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
         ))}
       </nav>
       {current === 'entries' ? <EntriesTab project={project} /> : null}
+      {current === 'queue' ? <QueueTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
       {current === 'signup' ? <SignupTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
+      {current === 'webhooks' ? <WebhooksTab project={project} /> : null}
+      {current === 'emails' ? <EmailsTab project={project} /> : null}
     </>
   );
 }
