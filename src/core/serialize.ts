@@ -41,7 +41,6 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   userAgent: e.userAgent,
   createdAt: iso(e.createdAt),
   updatedAt: iso(e.updatedAt),
-  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
   status: e.status,
   position: e.status === 'waiting' ? position : null,
   referralCode: e.referralCode,
@@ -50,6 +49,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   confirmedAt: isoOrNull(e.confirmedAt),
   invitedAt: isoOrNull(e.invitedAt),
   acceptedAt: isoOrNull(e.acceptedAt),
+  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */
