@@ -50,6 +50,9 @@ export interface SettingsOpts extends JsonOpt, SurfaceOpts {
   anyOrigin?: boolean;
   blockDisposable?: boolean;
   honeypotField?: string | false;
+  welcomeEmail?: boolean;
+  notifyEmails?: string;
+  notify?: string;
   doubleOptIn?: boolean;
   referralBoost?: number;
   referralUrl?: string | false;
@@ -69,6 +72,9 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  if (opts.welcomeEmail !== undefined) change.welcomeEmail = opts.welcomeEmail;
+  if (opts.notifyEmails !== undefined) change.notifyEmails = opts.notifyEmails.split(',').map((e) => e.trim()).filter(Boolean);
+  if (opts.notify !== undefined) change.notify = opts.notify;
   if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
   if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;
   if (opts.referralUrl !== undefined) change.referralUrl = opts.referralUrl === false ? null : opts.referralUrl;
@@ -85,6 +91,9 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     allowedOrigins: '--allowed-origins',
     blockDisposableEmails: '--block-disposable',
     honeypotField: '--honeypot-field',
+    welcomeEmail: '--welcome-email',
+    notifyEmails: '--notify-emails',
+    notify: '--notify',
     doubleOptIn: '--double-opt-in',
     referralBoost: '--referral-boost',
     referralUrl: '--referral-url',

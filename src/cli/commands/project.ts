@@ -68,6 +68,10 @@ export function registerProject(program: Command, ctx: CliContext) {
         .option('--no-block-disposable', 'accept throwaway email domains (the default)')
         .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
         .option('--no-honeypot-field', 'turn the honeypot off')
+        .option('--welcome-email', 'email each new subscriber a welcome (needs SMTP on the server)')
+        .option('--no-welcome-email', 'send no welcome email (the default)')
+        .option('--notify-emails <addresses>', 'comma-separated addresses that get sign-up notices ("" for none)')
+        .option('--notify <mode>', 'sign-up notices: each (one email per sign-up), hourly (a digest) or off (the default)')
         .option('--double-opt-in', 'new entries stay pending until they confirm the emailed link (needs SMTP on the server)')
         .option('--no-double-opt-in', 'entries join the queue at once (the default)')
         .option('--referral-boost <n>', 'places each referral moves the referrer up (0–1000; default 0 = first come, first served)', intValue(0, 1000))
@@ -85,6 +89,7 @@ export function registerProject(program: Command, ctx: CliContext) {
       'waitlist project settings my-app --allowed-origins https://example.com,https://www.example.com',
       'waitlist project settings my-app --block-disposable --honeypot-field website',
       'waitlist project settings my-app --any-origin --no-honeypot-field --json',
+      'waitlist project settings my-app --welcome-email --notify-emails founder@example.com --notify hourly',
       'waitlist project settings my-app --referral-boost 5 --public-leaderboard',
       "waitlist project settings my-app --invite-ttl-days 30 --invite-url 'https://app.example.com/signup?invite={code}'",
       'waitlist project settings my-app --page-title "Join the beta" --captcha pow --fields @fields.json',
