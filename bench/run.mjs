@@ -416,6 +416,7 @@ try {
   await (await import('./events.mjs')).benchEvents({ startProcess, freshDb, setUp, load, row, fmt, stop, api, log, LOAD_S, PG });
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   await benchReads();
+  await (await import('./surface.mjs')).benchSurface({ SIZE, LOAD_S, tmp, BIN, startProcess, freshDb, setUp, api, log, row, fmt, rssMb, stop });
   await (await import('./lifecycle.mjs')).benchLifecycle({ SIZE, LOAD_S, log, row, fmt, freshDb, startServer, stop, api, setUp, p50, timed });
   benchCli();
   console.log('');

@@ -27,6 +27,7 @@ import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
+import { PgSurface } from './surface.js';
 import { guardUnavailable } from '../guard.js';
 import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
 import { pgUnavailable } from './unavailable.js';
@@ -90,6 +91,7 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly surface: PgSurface;
   readonly lifecycle: PgLifecycle;
   readonly events: PgEventStore;
   private outboxListeners: (() => void)[] = [];
@@ -108,6 +110,21 @@ class PgStore implements Store {
         .catch(() => undefined);
     }, 300_000);
     this.sweeper.unref();
+    this.surface = new PgSurface(db);
+  }
+
+  // ---- sign-up surface ----
+  serverSecret(name: string, make: () => string) {
+    return this.surface.serverSecret(name, make);
+  }
+  useCaptchaSolution(signature: string, expiresAt: number, now: number) {
+    return this.surface.useCaptchaSolution(signature, expiresAt, now);
+  }
+  liveEmailNorms(projectId: string, norms: string[]) {
+    return this.surface.liveEmailNorms(projectId, norms);
+  }
+  importEntries(rows: EntryRow[]) {
+    return this.surface.importEntries(rows);
   }
 
   rateLimiter(opts: LimiterOptions) {
