@@ -256,6 +256,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       children.delete(child);
     },
     async api(base, method, path, body, cookie) {
+      /** @type {Record<string, string>} */
       const headers = {};
       if (cookie) headers.cookie = cookie;
       if (body !== undefined) headers['content-type'] = 'application/json';

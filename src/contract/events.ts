@@ -31,12 +31,17 @@ export type UpdateWebhookBody = z.infer<typeof updateWebhookBody>;
 const part = (name: string, max: number) =>
   z.string(`${name} must be a string`).max(max, `${name} must be at most ${max} characters`).nullable().optional();
 const templateBody = z
-  .strictObject({ subject: part('subject', WEBHOOK_LIMITS.subjectChars), text: part('text', WEBHOOK_LIMITS.bodyChars), html: part('html', WEBHOOK_LIMITS.bodyChars) })
+  .strictObject({
+    subject: part('subject', WEBHOOK_LIMITS.subjectChars),
+    text: part('text', WEBHOOK_LIMITS.bodyChars),
+    html: part('html', WEBHOOK_LIMITS.bodyChars),
+  })
   .nullable()
   .optional();
 /** PUT /templates: per template, the parts to change; a part set to null (or a template set to null) returns to the default. */
-export const putTemplatesBody = z
-  .strictObject(Object.fromEntries(EMAIL_TEMPLATES.map((n) => [n, templateBody])) as Record<EmailTemplateName, typeof templateBody>);
+export const putTemplatesBody = z.strictObject(
+  Object.fromEntries(EMAIL_TEMPLATES.map((n) => [n, templateBody])) as Record<EmailTemplateName, typeof templateBody>,
+);
 export type PutTemplatesBody = z.infer<typeof putTemplatesBody>;
 export const previewTemplateBody = z.strictObject({
   template: z.enum(EMAIL_TEMPLATES, `template must be one of ${EMAIL_TEMPLATES.join(', ')}`),

@@ -116,6 +116,8 @@ export interface Entry {
   userAgent: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Answers to the project's custom fields. */
+  fields: Record<string, unknown>;
   status: 'pending' | 'waiting' | 'invited' | 'accepted';
   /** 1-based rank in the queue while waiting, else null. */
   position: number | null;
@@ -127,13 +129,15 @@ export interface Entry {
   acceptedAt: string | null;
 }
 
-/** POST /v1/waitlist/:slug/join `data`, built once by core/serialize.ts `toJoinResult`. */
+/** POST /v1/waitlist/:slug/join `data` (built in src/server/join-flow.ts). */
 export interface JoinResult {
   entryId: string;
   email: string;
   name: string | null;
   source: string;
   createdAt: string;
+  /** Answers to the project's custom fields. */
+  fields?: Record<string, unknown>;
   status?: 'pending' | 'waiting' | 'invited' | 'accepted';
   position?: number | null;
   referralCode?: string;

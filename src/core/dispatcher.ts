@@ -18,6 +18,11 @@ export const RETRY_SCHEDULE_SEC = [10, 60, 300, 1800, 7200, 18_000, 36_000, 36_0
 const LEASE_MS = Math.max(15, Number(process.env.WAITLIST_OUTBOX_LEASE_SEC) || 60) * 1000;
 const FANOUT_PAGE = 200;
 const PRUNE_AFTER_MS = 30 * 86_400_000;
+// SQLite calls are synchronous: without this, a long backlog would be worked through in one go and
+// requests (joins) would wait for it. Each page gives the event loop back.
+const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const ROUND_GAP_MS = 25;
 
 export interface DispatcherOptions {
   mailer: Mailer | null;
@@ -75,6 +80,9 @@ export class Dispatcher {
         this.again = false;
         await this.fanOut();
         await this.claimAndSend();
+        // Under a stream of joins every commit wakes us: rounds at most every ROUND_GAP_MS batch that
+        // work (one fan-out per many joins) instead of running back to back beside the join path.
+        await (this.again ? sleep(ROUND_GAP_MS) : yieldToIo());
       } while (this.again && !this.stopped);
     } catch (err) {
       this.opts.log?.(`outbox dispatcher: ${(err as Error).message}`);
@@ -88,6 +96,7 @@ export class Dispatcher {
     for (let i = 0; i < 5; i++) {
       const n = await this.store.events.fanOut(FANOUT_PAGE, this.plan);
       if (n < FANOUT_PAGE) return;
+      await yieldToIo();
     }
     this.again = true;
   }
@@ -124,14 +133,22 @@ export class Dispatcher {
       outcome =
         wait === undefined
           ? { status: 'failed', attempts, lastStatusCode: result.statusCode, lastError: result.error, nextAttemptAt: null, clearData: true }
-          : { status: 'pending', attempts, lastStatusCode: result.statusCode, lastError: result.error, nextAttemptAt: now + wait * 1000, clearData: false };
+          : {
+              status: 'pending',
+              attempts,
+              lastStatusCode: result.statusCode,
+              lastError: result.error,
+              nextAttemptAt: now + wait * 1000,
+              clearData: false,
+            };
     }
     await this.store.events.finish(d.id, d.lease, outcome, now);
     return outcome;
   }
 
   private async sendHook(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
-    if (!d.webhook || d.payload === null || !d.eventId) return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
+    if (!d.webhook || d.payload === null || !d.eventId)
+      return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
     if (!d.webhook.enabled) return { ok: false, statusCode: null, error: 'webhook is disabled', final: true };
     return sendWebhook(d.webhook.url, d.webhook.secret, d.eventId, d.payload, this.opts.allowPrivateWebhooks);
   }
@@ -147,7 +164,9 @@ export class Dispatcher {
       const { count, rows } = await this.store.events.signupsBetween(d.projectId, Number(vars.from), Number(vars.to), 100);
       if (count === 0) return { ok: true, statusCode: null, error: null }; // nothing to report
       vars.count = count;
-      vars.signups = rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') + (count > rows.length ? `\n… and ${count - rows.length} more` : '');
+      vars.signups =
+        rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') +
+        (count > rows.length ? `\n… and ${count - rows.length} more` : '');
     }
     const templates = effectiveTemplates(await this.store.events.templates(d.projectId));
     const t = templates[d.type as EmailTemplate];
@@ -167,9 +186,12 @@ export class Dispatcher {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([grace, (async () => {
-      while (this.running) await new Promise((r) => setTimeout(r, 10));
-      await Promise.allSettled([...this.inflight]);
-    })()]);
+    await Promise.race([
+      grace,
+      (async () => {
+        while (this.running) await new Promise((r) => setTimeout(r, 10));
+        await Promise.allSettled([...this.inflight]);
+      })(),
+    ]);
   }
 }

@@ -26,7 +26,16 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
     const base = { projectId: e.projectId, createdAt: e.createdAt, nextAttemptAt: e.createdAt };
     for (const h of hooks) {
       if (!(JSON.parse(h.events) as string[]).includes(e.type)) continue;
-      out.push({ ...base, id: outboxId('dlv'), kind: 'webhook', webhookId: h.id, eventId: e.id, type: e.type, recipient: null, data: null });
+      out.push({
+        ...base,
+        id: outboxId('dlv'),
+        kind: 'webhook',
+        webhookId: h.id,
+        eventId: e.id,
+        type: e.type,
+        recipient: null,
+        data: null,
+      });
     }
     if (!withEmail || !project || project.deletedAt !== null) return out;
     const settings = featureSettings(project);
@@ -36,7 +45,13 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
     settings.notifyEmails.forEach((to, i) => {
       if (settings.notify === 'each') {
         out.push({
-          ...base, id: outboxId('eml'), kind: 'email', webhookId: null, eventId: null, type: 'notice', recipient: to,
+          ...base,
+          id: outboxId('eml'),
+          kind: 'email',
+          webhookId: null,
+          eventId: null,
+          type: 'notice',
+          recipient: to,
           data: JSON.stringify({ email: data.email ?? '', name: data.name ?? null }),
         });
       } else {
@@ -44,8 +59,15 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
         // the digest counts the hour's sign-ups when it is sent, at the end of the hour.
         const from = Math.floor(e.createdAt / HOUR_MS) * HOUR_MS;
         out.push({
-          projectId: e.projectId, createdAt: e.createdAt, nextAttemptAt: from + HOUR_MS,
-          id: `dig_${e.projectId}_${from}_${i}`, kind: 'email', webhookId: null, eventId: null, type: 'digest', recipient: to,
+          projectId: e.projectId,
+          createdAt: e.createdAt,
+          nextAttemptAt: from + HOUR_MS,
+          id: `dig_${e.projectId}_${from}_${i}`,
+          kind: 'email',
+          webhookId: null,
+          eventId: null,
+          type: 'digest',
+          recipient: to,
           data: JSON.stringify({ from, to: from + HOUR_MS }),
         });
       }

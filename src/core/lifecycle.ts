@@ -88,8 +88,11 @@ export async function confirmEntry(store: Store, project: ProjectRow, token: str
   if (!found || found.projectId !== project.id) throw tokenNotFound();
   const now = Date.now();
   // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
+  // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md).
+  const welcome = featureSettings(project).welcomeEmail;
   const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
     events: [newEvent('entry.confirmed', project.id, toEntry(after), now)],
+    ...(welcome ? { emails: [newEmail(project.id, 'welcome', after.email, { email: after.email, name: after.name }, now)] } : {}),
   }));
   if (!row) throw tokenNotFound();
   return row;
@@ -99,7 +102,9 @@ export async function confirmEntry(store: Store, project: ProjectRow, token: str
 export async function leave(store: Store, project: ProjectRow, token: string): Promise<{ entryId: string }> {
   const row = await entryByStatusToken(store, project, token);
   // entry.deleted carries only {entryId} after a leave (the rest is erased), in the erase's transaction.
-  const ok = await store.lifecycle.erase(project.id, row.id, 0, (r) => ({ events: [newEvent('entry.deleted', project.id, { entryId: r.id })] }));
+  const ok = await store.lifecycle.erase(project.id, row.id, 0, (r) => ({
+    events: [newEvent('entry.deleted', project.id, { entryId: r.id })],
+  }));
   if (!ok) throw tokenNotFound();
   return { entryId: row.id };
 }
@@ -152,7 +157,10 @@ export function maskEmail(email: string): string {
 }
 
 /** The exact position of one entry (null unless waiting). */
-export async function positionOf(store: Store, row: Pick<EntryRow, 'id' | 'projectId' | 'status' | 'k' | 'ordinal'>): Promise<number | null> {
+export async function positionOf(
+  store: Store,
+  row: Pick<EntryRow, 'id' | 'projectId' | 'status' | 'k' | 'ordinal'>,
+): Promise<number | null> {
   return (await store.lifecycle.positions(row.projectId, [row])).get(row.id) ?? null;
 }
 

@@ -1,5 +1,5 @@
 // Database rows → the contract's response shapes. Hashes and internal columns never leave here.
-import type { ApiKey, Entry, JoinResult, Project, User } from '../contract/types.js';
+import type { ApiKey, Entry, Project, User } from '../contract/types.js';
 import type { EntryRow, KeyRow, ProjectRow, UserRow } from '../db/store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -49,19 +49,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   confirmedAt: isoOrNull(e.confirmedAt),
   invitedAt: isoOrNull(e.invitedAt),
   acceptedAt: isoOrNull(e.acceptedAt),
-});
-
-/** The join route's 201 `data` (also what a honeypot-caught bot is shown, from a row never stored). */
-export const toJoinResult = (
-  e: Pick<EntryRow, 'id' | 'email' | 'name' | 'source' | 'createdAt'>,
-  lifecycle: Required<Pick<JoinResult, 'status' | 'position' | 'referralCode' | 'referralUrl' | 'statusToken'>>,
-): JoinResult => ({
-  entryId: e.id,
-  email: e.email,
-  name: e.name,
-  source: e.source,
-  createdAt: iso(e.createdAt),
-  ...lifecycle,
+  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

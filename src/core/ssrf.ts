@@ -21,7 +21,8 @@ for (const [net, bits] of [
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) blocked.addSubnet(net, bits, 'ipv4');
+] as const)
+  blocked.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
@@ -31,7 +32,8 @@ for (const [net, bits] of [
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
-] as const) blocked.addSubnet(net, bits, 'ipv6');
+] as const)
+  blocked.addSubnet(net, bits, 'ipv6');
 
 /** True when `ip` is loopback, private, link-local, unique-local, multicast or otherwise not public. */
 export function isPrivateAddress(ip: string): boolean {
@@ -91,7 +93,10 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
     return 'url points to a loopback address (allowed only with --allow-private-webhooks)';
   }
   try {
-    await resolveTarget(url, false);
+    // Bounded: a slow resolver must not hold the request (an unresolved name is checked again at send time).
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<void>((r) => (timer = setTimeout(r, 3000)));
+    await Promise.race([resolveTarget(url, false), slow]).finally(() => clearTimeout(timer));
   } catch (err) {
     if (err instanceof BlockedAddressError) return `url: ${err.message}`;
   }

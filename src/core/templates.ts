@@ -19,18 +19,30 @@ const leaveHtml = '{{#leaveUrl}}<p><small><a href="{{leaveUrl}}">Leave the waitl
 export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
   confirmation: {
     subject: 'Confirm your place on the {{projectName}} waitlist',
-    text: 'Hi{{#name}} {{name}}{{/name}},\n\nPlease confirm your email to join the {{projectName}} waitlist:\n{{{confirmUrl}}}\n\nIf you did not sign up, ignore this email.' + leaveText,
-    html: '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Please confirm your email to join the {{projectName}} waitlist:</p><p><a href="{{confirmUrl}}">Confirm my email</a></p><p>If you did not sign up, ignore this email.</p>' + leaveHtml,
+    text:
+      'Hi{{#name}} {{name}}{{/name}},\n\nPlease confirm your email to join the {{projectName}} waitlist:\n{{{confirmUrl}}}\n\nIf you did not sign up, ignore this email.' +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Please confirm your email to join the {{projectName}} waitlist:</p><p><a href="{{confirmUrl}}">Confirm my email</a></p><p>If you did not sign up, ignore this email.</p>' +
+      leaveHtml,
   },
   welcome: {
     subject: "You're on the {{projectName}} waitlist",
-    text: "Hi{{#name}} {{name}}{{/name}},\n\nThanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}{{#statusUrl}}\n\nSee your place: {{{statusUrl}}}{{/statusUrl}}{{#referralUrl}}\nMove up by sharing: {{{referralUrl}}}{{/referralUrl}}" + leaveText,
-    html: '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Thanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}</p>{{#statusUrl}}<p><a href="{{statusUrl}}">See your place</a></p>{{/statusUrl}}{{#referralUrl}}<p>Move up by sharing: <a href="{{referralUrl}}">{{referralUrl}}</a></p>{{/referralUrl}}' + leaveHtml,
+    text:
+      'Hi{{#name}} {{name}}{{/name}},\n\nThanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}{{#statusUrl}}\n\nSee your place: {{{statusUrl}}}{{/statusUrl}}{{#referralUrl}}\nMove up by sharing: {{{referralUrl}}}{{/referralUrl}}' +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Thanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}</p>{{#statusUrl}}<p><a href="{{statusUrl}}">See your place</a></p>{{/statusUrl}}{{#referralUrl}}<p>Move up by sharing: <a href="{{referralUrl}}">{{referralUrl}}</a></p>{{/referralUrl}}' +
+      leaveHtml,
   },
   invite: {
     subject: "You're invited to {{projectName}}",
-    text: "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresAt}}The invite expires on {{expiresAt}}.{{/expiresAt}}" + leaveText,
-    html: "<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you're invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href=\"{{inviteUrl}}\">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresAt}}<p>The invite expires on {{expiresAt}}.</p>{{/expiresAt}}" + leaveHtml,
+    text:
+      "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresAt}}The invite expires on {{expiresAt}}.{{/expiresAt}}" +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you\'re invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href="{{inviteUrl}}">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresAt}}<p>The invite expires on {{expiresAt}}.</p>{{/expiresAt}}' +
+      leaveHtml,
   },
   notice: {
     subject: 'New sign-up on {{projectName}}: {{email}}',
@@ -83,7 +95,10 @@ const plain = { escape: (v: unknown) => String(v) };
 /** Renders one email; the subject has its line breaks removed (header injection). */
 export function renderEmail(t: TemplateParts, vars: EmailVars): TemplateParts {
   return {
-    subject: Mustache.render(t.subject, vars, {}, plain).replace(/[\r\n]+/g, ' ').trim().slice(0, 300),
+    subject: Mustache.render(t.subject, vars, {}, plain)
+      .replace(/[\r\n]+/g, ' ')
+      .trim()
+      .slice(0, 300),
     text: Mustache.render(t.text, vars, {}, plain),
     html: Mustache.render(t.html, vars),
   };

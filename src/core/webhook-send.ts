@@ -6,7 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { pinnedLookup, resolveTarget } from './ssrf.js';
+import { pinnedLookup, resolveTarget, type ResolvedTarget } from './ssrf.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -41,7 +41,7 @@ export async function sendWebhook(
   } catch {
     return { ok: false, statusCode: null, error: 'invalid URL' };
   }
-  let target;
+  let target: ResolvedTarget;
   try {
     target = await resolveTarget(url, allowPrivate);
   } catch (err) {
@@ -68,7 +68,9 @@ export async function sendWebhook(
     const req = mod.request(url, { method: 'POST', headers, lookup: pinnedLookup(target) as never, agent: false }, (res) => {
       const code = res.statusCode ?? 0;
       res.resume(); // the answer's body is not needed
-      res.on('end', () => finish({ ok: code >= 200 && code < 300, statusCode: code, error: code >= 200 && code < 300 ? null : `HTTP ${code}` }));
+      res.on('end', () =>
+        finish({ ok: code >= 200 && code < 300, statusCode: code, error: code >= 200 && code < 300 ? null : `HTTP ${code}` }),
+      );
       res.on('error', () => finish({ ok: false, statusCode: code, error: 'response aborted' }));
     });
     const timer = setTimeout(() => {

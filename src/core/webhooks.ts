@@ -1,6 +1,14 @@
 // Webhooks of a project (management API): create (secret shown once), list, get, update, delete, the
 // delivery log, manual retry and a test ping. Sending is the dispatcher's (src/core/dispatcher.ts).
-import { EVENT_TYPES, WEBHOOK_LIMITS, type CreateWebhookBody, type Delivery, type EmailLogItem, type UpdateWebhookBody, type Webhook } from '../contract/events.js';
+import {
+  EVENT_TYPES,
+  WEBHOOK_LIMITS,
+  type CreateWebhookBody,
+  type Delivery,
+  type EmailLogItem,
+  type UpdateWebhookBody,
+  type Webhook,
+} from '../contract/events.js';
 import type { DeliveryRow, WebhookPatch, WebhookRow } from '../db/outbox.js';
 import type { PageArgs, Store } from '../db/store.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -128,8 +136,24 @@ export async function testWebhook(store: Store, dispatcher: Dispatcher, projectI
   // A ping is for this webhook only: its event is stored as already fanned out.
   await store.events.append(
     { events: [ev] },
-    [{ id, projectId, kind: 'webhook', webhookId: w.id, eventId: ev.id, type: 'ping', recipient: null, data: null, nextAttemptAt: now + 60_000, createdAt: now }],
+    [
+      {
+        id,
+        projectId,
+        kind: 'webhook',
+        webhookId: w.id,
+        eventId: ev.id,
+        type: 'ping',
+        recipient: null,
+        data: null,
+        nextAttemptAt: now + 60_000,
+        createdAt: now,
+      },
+    ],
     true,
   );
   return retryDelivery(store, dispatcher, projectId, webhookId, id);
 }
+
+/** The project's email log, newest first. */
+export const listEmails = (store: Store, projectId: string, page: PageArgs) => store.events.listEmails(projectId, page);

@@ -157,7 +157,12 @@ export interface EventStore {
   /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */
   finish(id: string, lease: number, outcome: DeliveryOutcome, now: number): Promise<boolean>;
   /** Live entries of a project created in [from, to): their number and the first `limit` (hourly digest). */
-  signupsBetween(projectId: string, from: number, to: number, limit: number): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
+  signupsBetween(
+    projectId: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
   /** Removes pending email rows (no SMTP: nothing piles up); returns how many. */
   dropPendingEmails(): Promise<number>;
   /** Undelivered work: events not fanned out + pending deliveries, counted up to `cap`. */

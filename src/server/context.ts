@@ -44,6 +44,8 @@ export interface Deps {
   dispatcher: Dispatcher;
   /** null when the server has no SMTP (--smtp-url). */
   mailer: Mailer | null;
+  /** Base of the links the server sends out (emails), no trailing slash: --public-url, else the listening URL. */
+  publicBaseUrl: () => string;
   /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
   readiness?: ReadinessCheck[];
 }

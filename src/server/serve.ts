@@ -42,6 +42,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const deps = {
     dispatcher,
     mailer,
+    publicBaseUrl: () => dispatchOpts.publicUrl,
     store,
     options: config,
     keys: new KeyVerifier(store),

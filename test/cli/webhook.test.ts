@@ -38,10 +38,14 @@ it('creates, lists, tests, shows deliveries, retries and deletes webhooks', asyn
 
   expect((await postJoin(srv.url, 'hooked', key.key, { email: 'cli-hook@example.com' })).status).toBe(201);
   await waitFor(() => rx.received.some((m) => m.type === 'entry.created'), 10_000, 'entry.created');
-  const deliveries = await waitFor(async () => {
-    const d = await cliJson(['webhook', 'deliveries', w.webhookId, '--project', 'hooked'], as());
-    return d.some((x: any) => x.type === 'entry.created' && x.status === 'delivered') && d;
-  }, 10_000, 'delivered');
+  const deliveries = await waitFor(
+    async () => {
+      const d = await cliJson(['webhook', 'deliveries', w.webhookId, '--project', 'hooked'], as());
+      return d.some((x: any) => x.type === 'entry.created' && x.status === 'delivered') && d;
+    },
+    10_000,
+    'delivered',
+  );
   expect(deliveries.map((d: any) => d.type).sort()).toEqual(['entry.created', 'ping']);
 
   const retried = await cliJson(['webhook', 'retry', w.webhookId, ping.deliveryId, '--project', 'hooked'], as());
@@ -58,4 +62,32 @@ it('creates, lists, tests, shows deliveries, retries and deletes webhooks', asyn
   expect(del).toMatchObject({ webhookId: w.webhookId, deletedAt: expect.any(String) });
   expect(await cliJson(['webhook', 'list', '--project', 'hooked'], as())).toEqual([]);
   expect(rx.badSignatures).toBe(0);
+});
+
+it('serve refuses a malformed --smtp-url or --public-url before starting', async () => {
+  for (const [flag, value] of [
+    ['--smtp-url', 'http://mail.example.com'],
+    ['--public-url', 'waitlist.example.com'],
+  ] as const) {
+    const r = await cli(['serve', '--port', '0', '--db', ':memory:', flag, value], as());
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain(flag);
+    expect(r.stdout).toBe('');
+  }
+});
+
+it('project settings takes the email flags; without SMTP a setting that sends email exits 1 with smtp_not_configured', async () => {
+  await cliJson(['project', 'create', '--name', 'Mailless', '--slug', 'mailless'], as());
+  const set = await cliJson(
+    ['project', 'settings', 'mailless', '--notify-emails', 'a@example.com, b@example.com', '--notify', 'off'],
+    as(),
+  );
+  expect(set).toMatchObject({ notifyEmails: ['a@example.com', 'b@example.com'], notify: 'off', welcomeEmail: false });
+  const refused = await cli(['project', 'settings', 'mailless', '--welcome-email'], as());
+  expect(refused.exitCode).toBe(1);
+  expect(refused.stderr).toMatch(/smtp_not_configured/);
+  const bad = await cli(['project', 'settings', 'mailless', '--notify', 'daily'], as());
+  expect(bad.exitCode).toBe(2);
+  expect(bad.stderr).toMatch(/--notify/);
+  expect(await cliJson(['project', 'settings', 'mailless', '--notify-emails', ''], as())).toMatchObject({ notifyEmails: [] });
 });

@@ -22,7 +22,12 @@ describe.skipIf(!existsSync(CHROMIUM))('Webhooks and Email tabs in Chromium', ()
     srv = await startServer({ args: ['--allow-private-webhooks'] });
     const c = await signedUp(srv.url, 'dash-events@example.com', 'a long password');
     projectId = (await projectWithKey(c, 'Event Dash')).projectId;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'], timeout: 60_000 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      timeout: 60_000,
+    });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const [name, value] = c.cookie.split('=');
     await ctx.addCookies([{ name: name!, value: value!, url: srv.url }]);
@@ -55,7 +60,10 @@ describe.skipIf(!existsSync(CHROMIUM))('Webhooks and Email tabs in Chromium', ()
     await row.first().waitFor();
     expect(await row.first().textContent()).toContain('ping');
     expect(rx.received.map((m) => m.type)).toEqual(['ping']);
-    await page.getByRole('button', { name: /^Retry delivery/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Retry delivery/ })
+      .first()
+      .click();
     await expect.poll(() => rx.received.length).toBe(2);
     expect(rx.badSignatures).toBe(0);
     await page.reload();

@@ -108,11 +108,15 @@ export async function startMailReceiver(auth?: { user: string; password: string 
 }
 
 /** Polls until `check` is truthy (or fails after `ms`). */
-export async function waitFor<T>(check: () => T | Promise<T>, ms = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  ms = 15_000,
+  what = 'condition',
+): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
-    if (v) return v;
+    if (v) return v as Exclude<T, false | 0 | '' | null | undefined>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

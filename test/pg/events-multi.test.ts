@@ -33,7 +33,9 @@ describe.skipIf(!baseUrl)('the outbox shared by two instances on PostgreSQL', ()
     rx.delayMs = 5; // a little work per message, so both instances' dispatchers overlap
     const ids: string[] = [];
     for (let round = 0; round < 10; round++) {
-      const res = await Promise.all(Array.from({ length: 30 }, (_, i) => postJoin(i % 2 ? a.url : b.url, p.slug, p.key, { email: uniqueEmail('m') })));
+      const res = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => postJoin(i % 2 ? a.url : b.url, p.slug, p.key, { email: uniqueEmail('m') })),
+      );
       ids.push(...res.map((r) => ok(r, 201).entryId as string));
     }
     await waitFor(() => new Set(rx.received.map((m) => m.id)).size >= 300, 60_000, '300 events');

@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mailer } from '../../src/core/mailer.js';
 import { fails, issuePaths, ok } from '../helpers/api.js';
 import { startMailReceiver, waitFor, type MailReceiver } from '../helpers/receivers.js';
-import { cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type Client, type TestServer } from '../helpers/server.js';
+import {
+  cleanup,
+  DIALECT,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type Client,
+  type TestServer,
+} from '../helpers/server.js';
 
 let smtp: MailReceiver;
 let srv: TestServer;
@@ -17,7 +27,14 @@ const servers: TestServer[] = [];
 beforeAll(async () => {
   smtp = await startMailReceiver();
   srv = await startServer({
-    args: ['--smtp-url', `smtp://127.0.0.1:${smtp.port}`, '--mail-from', 'My App <noreply@example.com>', '--public-url', 'https://wl.example.com/'],
+    args: [
+      '--smtp-url',
+      `smtp://127.0.0.1:${smtp.port}`,
+      '--mail-from',
+      'My App <noreply@example.com>',
+      '--public-url',
+      'https://wl.example.com/',
+    ],
   });
   servers.push(srv);
   c = await signedUp(srv.url);
@@ -44,7 +61,9 @@ describe(`email on ${DIALECT}`, () => {
   });
 
   it('sends a welcome email and a notice per sign-up, with text and HTML parts', async () => {
-    const st = ok(await c.put(`/api/project/${p.projectId}/settings`, { welcomeEmail: true, notifyEmails: ['founder@example.com'], notify: 'each' }));
+    const st = ok(
+      await c.put(`/api/project/${p.projectId}/settings`, { welcomeEmail: true, notifyEmails: ['founder@example.com'], notify: 'each' }),
+    );
     expect(st).toMatchObject({ welcomeEmail: true, notifyEmails: ['founder@example.com'], notify: 'each' });
     const email = uniqueEmail('welcome');
     ok(await postJoin(srv.url, p.slug, p.key, { email, name: 'Ada <b>' }), 201);
@@ -57,10 +76,14 @@ describe(`email on ${DIALECT}`, () => {
     const notice = await waitFor(() => mailsTo('founder@example.com').find((m) => m.subject?.includes(email)), 15_000, 'notice');
     expect(notice.subject).toBe(`New sign-up on Rocket Club: ${email}`);
     expect(notice.text).toContain('https://wl.example.com/');
-    const log = await waitFor(async () => {
-      const l = ok(await c.get(`/api/project/${p.projectId}/emails`));
-      return l.items.filter((e: any) => e.status === 'delivered').length >= 2 && l;
-    }, 10_000, 'email log');
+    const log = await waitFor(
+      async () => {
+        const l = ok(await c.get(`/api/project/${p.projectId}/emails`));
+        return l.items.filter((e: any) => e.status === 'delivered').length >= 2 && l;
+      },
+      10_000,
+      'email log',
+    );
     expect(log.items[0]).toMatchObject({ status: 'delivered', attempts: 1, lastError: null });
     expect(log.items.map((e: any) => e.template).sort()).toEqual(['notice', 'welcome']);
     expect(log.items.map((e: any) => e.to)).toContain(email);
@@ -74,9 +97,13 @@ describe(`email on ${DIALECT}`, () => {
     ok(await postJoin(srv.url, p.slug, p.key, { email, name: 'Grace' }), 201);
     const [m] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'custom welcome');
     expect(m!.subject).toBe('Hello Grace from Rocket Club');
-    const prev = ok(await c.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', html: '<p>{{name}} #{{position}}</p>' }));
+    const prev = ok(
+      await c.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', html: '<p>{{name}} #{{position}}</p>' }),
+    );
     expect(prev).toMatchObject({ subject: 'Hello Ada from Rocket Club', html: '<p>Ada #42</p>' });
-    expect(issuePaths(await c.put(`/api/project/${p.projectId}/templates`, { welcome: { subject: 'Hi {{#name}' } }))).toEqual(['welcome.subject']);
+    expect(issuePaths(await c.put(`/api/project/${p.projectId}/templates`, { welcome: { subject: 'Hi {{#name}' } }))).toEqual([
+      'welcome.subject',
+    ]);
     expect(issuePaths(await c.put(`/api/project/${p.projectId}/templates`, { welcom: {} }))).toEqual(['welcom']);
     const reset = ok(await c.put(`/api/project/${p.projectId}/templates`, { welcome: null }));
     expect(reset.welcome.custom).toBe(false);
@@ -112,14 +139,21 @@ describe(`email faults on ${DIALECT}`, () => {
 
   it('an SMTP server refusing auth: the email log says so and the server keeps running', async () => {
     const strict = await startMailReceiver({ user: 'right', password: 'right-pass' });
-    const s = await startServer({ args: ['--smtp-url', `smtp://wrong:wrong-pass@127.0.0.1:${strict.port}`], env: { WAITLIST_RETRY_SCHEDULE: '60' } });
+    const s = await startServer({
+      args: ['--smtp-url', `smtp://wrong:wrong-pass@127.0.0.1:${strict.port}`],
+      env: { WAITLIST_RETRY_SCHEDULE: '60' },
+    });
     servers.push(s);
     try {
       const c3 = await signedUp(s.url);
       const p3 = await projectWithKey(c3);
       ok(await c3.put(`/api/project/${p3.projectId}/settings`, { welcomeEmail: true }));
       ok(await postJoin(s.url, p3.slug, p3.key, { email: uniqueEmail('auth') }), 201);
-      const e = await waitFor(async () => ok(await c3.get(`/api/project/${p3.projectId}/emails`)).items.find((x: any) => x.attempts >= 1), 15_000, 'attempt');
+      const e = await waitFor(
+        async () => ok(await c3.get(`/api/project/${p3.projectId}/emails`)).items.find((x: any) => x.attempts >= 1),
+        15_000,
+        'attempt',
+      );
       expect(e).toMatchObject({ template: 'welcome', status: 'pending', lastStatusCode: 535 });
       expect(e.lastError).toMatch(/EAUTH|auth/i);
       expect(e.lastError).not.toContain('wrong-pass');

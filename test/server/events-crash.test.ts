@@ -36,7 +36,11 @@ it(`delivers every committed event after a SIGKILL and restart (${DIALECT})`, as
     rx.delayMs = 0;
     rx.answer = () => 200;
     srv = await startServer({ reuse: srv, args: ['--allow-private-webhooks'], env });
-    await waitFor(() => ids.every((id) => rx.received.some((m) => m.body.data.entryId === id)), 45_000, 'every event delivered after restart');
+    await waitFor(
+      () => ids.every((id) => rx.received.some((m) => m.body.data.entryId === id)),
+      45_000,
+      'every event delivered after restart',
+    );
     expect(new Set(rx.received.map((m) => m.id)).size).toBe(30);
     expect(rx.badSignatures).toBe(0);
   } finally {

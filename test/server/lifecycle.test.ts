@@ -169,7 +169,8 @@ describe('subscriber self-service', () => {
     expect(rows).toEqual([]);
     // nor in the outbox: events keep only the id; no email row names the address
     const evs = await dbQuery<{ type: string; payload: string }>(server, 'SELECT type, payload FROM events WHERE payload LIKE ?', [`%${me.entryId}%`]);
-    expect(evs.map((e) => e.type).sort()).toEqual(['entry.created', 'entry.deleted']);
+    // (events no webhook wants are deleted once fanned out, so they may already be gone)
+    for (const e of evs) expect(['entry.created', 'entry.deleted']).toContain(e.type);
     for (const e of evs) {
       expect(e.payload).not.toContain(email);
       expect(e.payload).not.toContain('meta-value-xyz');

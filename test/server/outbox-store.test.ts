@@ -22,15 +22,50 @@ beforeAll(async () => {
     store = await openStore({ file: join(mkdtempSync(join(tmpdir(), 'wl-outbox-')), 't.db') });
   }
   const now = Date.now();
-  await store.insertUser({ id: 'usr_o1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'x', createdAt: now, updatedAt: now });
-  await store.insertProject({
-    id: projectId, userId: 'usr_o1', name: 'O', slug: 'outbox-one', createdAt: now, updatedAt: now, deletedAt: null,
-    allowedOrigins: null, blockDisposable: false, honeypotField: null, settings: '{}',
+  await store.insertUser({
+    id: 'usr_o1',
+    email: 'o@x.io',
+    emailNorm: 'o@x.io',
+    name: null,
+    passwordHash: 'x',
+    createdAt: now,
+    updatedAt: now,
   });
-  await store.insertKey({ id: 'key_o1', projectId, name: 'k', lookup: 'lk_o1', prefix: 'wl_x', secretHash: 'h', createdAt: now, updatedAt: now, lastUsedAt: null, revokedAt: null });
+  await store.insertProject({
+    id: projectId,
+    userId: 'usr_o1',
+    name: 'O',
+    slug: 'outbox-one',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    allowedOrigins: null,
+    blockDisposable: false,
+    honeypotField: null,
+    settings: '{}',
+  });
+  await store.insertKey({
+    id: 'key_o1',
+    kind: 'publishable',
+    projectId,
+    name: 'k',
+    lookup: 'lk_o1',
+    prefix: 'wl_x',
+    secretHash: 'h',
+    createdAt: now,
+    updatedAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  });
   await store.events.insertWebhook({
-    id: 'wh_o1', projectId, url: 'http://example.com/h', events: JSON.stringify(['entry.created', 'entry.deleted']),
-    secret: 'whsec_x', enabled: true, createdAt: now, updatedAt: now,
+    id: 'wh_o1',
+    projectId,
+    url: 'http://example.com/h',
+    events: JSON.stringify(['entry.created', 'entry.deleted']),
+    secret: 'whsec_x',
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
   });
 });
 afterAll(async () => store?.close());
@@ -51,8 +86,16 @@ describe(`outbox on ${DIALECT}`, () => {
     const fanned = await store.events.fanOut(100, (e, hooks) => {
       seen.push(e);
       return hooks.map((h) => ({
-        id: outboxId('dlv'), projectId: e.projectId, kind: 'webhook' as const, webhookId: h.id, eventId: e.id,
-        type: e.type, recipient: null, data: null, nextAttemptAt: e.createdAt, createdAt: e.createdAt,
+        id: outboxId('dlv'),
+        projectId: e.projectId,
+        kind: 'webhook' as const,
+        webhookId: h.id,
+        eventId: e.id,
+        type: e.type,
+        recipient: null,
+        data: null,
+        nextAttemptAt: e.createdAt,
+        createdAt: e.createdAt,
       }));
     });
     expect(fanned).toBe(3);
@@ -71,7 +114,14 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(first[0]!.webhook?.url).toBe('http://example.com/h');
     const rest = await store.events.claimDue(now, 10, 60_000);
     expect(rest).toHaveLength(1); // the first two are leased
-    const outcome = { status: 'delivered' as const, attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, clearData: true };
+    const outcome = {
+      status: 'delivered' as const,
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+      clearData: true,
+    };
     for (const d of first) expect(await store.events.finish(d.id, d.lease, outcome, now)).toBe(true);
     // the lease of rest[0] ran out (its instance died): another claim takes it; the old lease is fenced off
     const again = await store.events.claimDue(now + 61_000, 10, 60_000);
@@ -97,7 +147,12 @@ describe(`outbox on ${DIALECT}`, () => {
     const mail = claimed.find((d) => d.kind === 'email')!;
     expect(mail).toMatchObject({ type: 'welcome', recipient: 'w@x.io' });
     expect(JSON.parse(mail.data!).leaveUrl).toContain('token=t');
-    await store.events.finish(mail.id, mail.lease, { status: 'delivered', attempts: 1, lastStatusCode: 250, lastError: null, nextAttemptAt: null, clearData: true }, Date.now());
+    await store.events.finish(
+      mail.id,
+      mail.lease,
+      { status: 'delivered', attempts: 1, lastStatusCode: 250, lastError: null, nextAttemptAt: null, clearData: true },
+      Date.now(),
+    );
     const emails = await store.events.listEmails(projectId, { offset: 0, limit: 10 });
     expect(emails.rows[0]).toMatchObject({ status: 'delivered', data: null });
   });

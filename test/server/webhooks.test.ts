@@ -6,7 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, ISO_RE, issuePaths, ok } from '../helpers/api.js';
 import { startHookReceiver, waitFor, type HookReceiver } from '../helpers/receivers.js';
-import { cleanup, Client, DIALECT, responseLog, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import {
+  cleanup,
+  Client,
+  DIALECT,
+  responseLog,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type TestServer,
+} from '../helpers/server.js';
 
 let srv: TestServer;
 let rx: HookReceiver;
@@ -72,15 +83,37 @@ describe(`webhooks on ${DIALECT}`, () => {
     expect(got.headers['webhook-signature']).toMatch(/^v1,/);
     expect(rx.attempts.get(got.id)).toBe(2);
     expect(rx.badSignatures).toBe(0);
-    const log = await waitFor(async () => {
-      const l = ok(await c.get(`${hooks()}/${hookId}/deliveries`));
-      return l.items.find((d: any) => d.eventId === got.id && d.status === 'delivered') && l;
-    }, 10_000, 'delivered in the log');
+    const log = await waitFor(
+      async () => {
+        const l = ok(await c.get(`${hooks()}/${hookId}/deliveries`));
+        return l.items.find((d: any) => d.eventId === got.id && d.status === 'delivered') && l;
+      },
+      10_000,
+      'delivered in the log',
+    );
     const d = log.items.find((x: any) => x.eventId === got.id);
     expect(Object.keys(d).sort()).toEqual(
-      ['deliveryId', 'eventId', 'type', 'status', 'attempts', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'createdAt', 'updatedAt'].sort(),
+      [
+        'deliveryId',
+        'eventId',
+        'type',
+        'status',
+        'attempts',
+        'lastStatusCode',
+        'lastError',
+        'nextAttemptAt',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     );
-    expect(d).toMatchObject({ type: 'entry.created', status: 'delivered', attempts: 2, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+    expect(d).toMatchObject({
+      type: 'entry.created',
+      status: 'delivered',
+      attempts: 2,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     expect(d.deliveryId).toMatch(/^dlv_/);
   });
 
@@ -105,7 +138,11 @@ describe(`webhooks on ${DIALECT}`, () => {
     const before = rx.received.length;
     const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('filter') }), 201);
     ok(await c.del(`/api/project/${p.projectId}/waitlist/${j.entryId}`));
-    const del = await waitFor(() => rx.received.find((m) => m.type === 'entry.deleted' && m.body.data.entryId === j.entryId), 10_000, 'entry.deleted');
+    const del = await waitFor(
+      () => rx.received.find((m) => m.type === 'entry.deleted' && m.body.data.entryId === j.entryId),
+      10_000,
+      'entry.deleted',
+    );
     expect(del).toBeTruthy();
     expect(rx.received.slice(before).filter((m) => m.type === 'entry.created')).toHaveLength(0);
   });
@@ -117,7 +154,8 @@ describe(`webhooks on ${DIALECT}`, () => {
       await other.get(`${hooks()}/${hookId}/deliveries`),
       await other.post(`${hooks()}/${hookId}/test`),
       await other.del(`${hooks()}/${hookId}`),
-    ]) fails(r, 404, 'not_found');
+    ])
+      fails(r, 404, 'not_found');
     const d = ok(await c.del(`${hooks()}/${hookId}`));
     expect(d.deletedAt).toMatch(ISO_RE);
     fails(await c.get(`${hooks()}/${hookId}`), 404, 'not_found');
@@ -140,16 +178,29 @@ describe(`SSRF protection on ${DIALECT}`, () => {
     const c2 = new Client(srv.url);
     c2.cookie = c.cookie;
     c = c2;
-    for (const url of [rx.url, 'http://localhost:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/', 'http://192.168.0.10/', 'http://[fe80::1]/', 'http://0.0.0.0/']) {
+    for (const url of [
+      rx.url,
+      'http://localhost:9/x',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]:8080/',
+      'http://192.168.0.10/',
+      'http://[fe80::1]/',
+      'http://0.0.0.0/',
+    ]) {
       const paths = issuePaths(await c.post(hooks(), { url }));
       expect(paths, url).toEqual(['url']);
     }
     const before = rx.attempts.size;
     const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('ssrf') }), 201);
-    const d = await waitFor(async () => {
-      const l = ok(await c.get(`${hooks()}/${h.webhookId}/deliveries`));
-      return l.items.find((x: any) => x.attempts >= 1);
-    }, 10_000, 'a refused attempt');
+    const d = await waitFor(
+      async () => {
+        const l = ok(await c.get(`${hooks()}/${h.webhookId}/deliveries`));
+        return l.items.find((x: any) => x.attempts >= 1);
+      },
+      10_000,
+      'a refused attempt',
+    );
     expect(d).toMatchObject({ status: 'pending', lastStatusCode: null });
     expect(d.lastError).toMatch(/refused: .*127\.0\.0\.1.*private/);
     expect(rx.attempts.size).toBe(before); // nothing reached the receiver

@@ -57,6 +57,7 @@ export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow
     name: null,
     source: 'landing-page',
     metadata: '{}',
+    fields: '{}',
     ip: null,
     country: null,
     userAgent: null,

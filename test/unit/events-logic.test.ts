@@ -12,9 +12,27 @@ import type { ProjectRow } from '../../src/db/store.js';
 
 describe('SSRF address table', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1',
-    '::ffff:10.1.2.3', '64:ff9b::a00:1', 'not-an-ip',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.1.2.3',
+    '64:ff9b::a00:1',
+    'not-an-ip',
   ])('%s is refused', (ip) => expect(isPrivateAddress(ip)).toBe(true));
   it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (ip) =>
     expect(isPrivateAddress(ip)).toBe(false),
@@ -42,11 +60,27 @@ describe('signatures', () => {
 
 describe('fan-out plan', () => {
   const hook = (id: string, events: string[], projectId = 'prj_1'): WebhookRow => ({
-    id, projectId, url: 'https://example.com', events: JSON.stringify(events), secret: 's', enabled: true, createdAt: 0, updatedAt: 0,
+    id,
+    projectId,
+    url: 'https://example.com',
+    events: JSON.stringify(events),
+    secret: 's',
+    enabled: true,
+    createdAt: 0,
+    updatedAt: 0,
   });
   const project = (settings: object): ProjectRow => ({
-    id: 'prj_1', userId: 'u', name: 'P', slug: 'ppp', createdAt: 0, updatedAt: 0, deletedAt: null, allowedOrigins: null,
-    blockDisposable: false, honeypotField: null, settings: JSON.stringify(settings),
+    id: 'prj_1',
+    userId: 'u',
+    name: 'P',
+    slug: 'ppp',
+    createdAt: 0,
+    updatedAt: 0,
+    deletedAt: null,
+    allowedOrigins: null,
+    blockDisposable: false,
+    honeypotField: null,
+    settings: JSON.stringify(settings),
   });
   const at = Date.UTC(2030, 0, 1, 10, 25);
   const created = { ...newEvent('entry.created', 'prj_1', { email: 'a@x.io', name: 'A' }, at), fannedOut: false };
@@ -59,7 +93,10 @@ describe('fan-out plan', () => {
     const each = project({ notify: 'each', notifyEmails: ['f@x.io', 'g@x.io'] });
     expect(fanOutPlan(false)(created, [], each)).toEqual([]);
     const notices = fanOutPlan(true)(created, [], each);
-    expect(notices.map((d) => [d.type, d.recipient])).toEqual([['notice', 'f@x.io'], ['notice', 'g@x.io']]);
+    expect(notices.map((d) => [d.type, d.recipient])).toEqual([
+      ['notice', 'f@x.io'],
+      ['notice', 'g@x.io'],
+    ]);
     expect(JSON.parse(notices[0]!.data!)).toEqual({ email: 'a@x.io', name: 'A' });
     const hourly = fanOutPlan(true)(created, [], project({ notify: 'hourly', notifyEmails: ['f@x.io'] }));
     const hour = Date.UTC(2030, 0, 1, 10);
@@ -76,7 +113,9 @@ describe('templates', () => {
     expect(r.html).toContain('&lt;i&gt;x&lt;&#x2F;i&gt;');
     expect(r.text).toContain('<i>x</i>');
     expect(r.text).toContain('https://s/leave?token=a&b=1');
-    expect(renderEmail({ subject: 'Hi {{name}}', text: '', html: '' }, { name: 'a\r\nBcc: evil@x.io' }).subject).toBe('Hi a Bcc: evil@x.io');
+    expect(renderEmail({ subject: 'Hi {{name}}', text: '', html: '' }, { name: 'a\r\nBcc: evil@x.io' }).subject).toBe(
+      'Hi a Bcc: evil@x.io',
+    );
     expect(templateProblem('{{#a}}x')).toMatch(/syntax/);
     expect(templateProblem('{{a}}')).toBeNull();
   });

@@ -32,11 +32,18 @@ const deliveryColumns: Column<Delivery>[] = [
 export async function listWebhooks(opts: ProjectOpt) {
   const client = await sessionClient();
   const items = await allPages((page) => client.listWebhooks(opts.project, { page, limit: 100 }));
-  output(opts).list(items, webhookColumns, `No webhooks yet: create one with \`waitlist webhook create --project ${opts.project} --url https://…\``);
+  output(opts).list(
+    items,
+    webhookColumns,
+    `No webhooks yet: create one with \`waitlist webhook create --project ${opts.project} --url https://…\``,
+  );
 }
 
 export async function createWebhook(opts: ProjectOpt & { url: string; events?: string }) {
-  const events = opts.events?.split(',').map((s) => s.trim()).filter(Boolean);
+  const events = opts.events
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const body = validate(createWebhookBody, { url: opts.url, ...(events ? { events } : {}) }, { url: '--url', events: '--events' });
   const client = await sessionClient();
   const w = await client.createWebhook(opts.project, body);

@@ -8,7 +8,10 @@ export function registerWebhook(program: Command) {
   const hook = program
     .command('webhook')
     .description("Manage a project's webhooks: signed POSTs of entry.created, entry.deleted, … (see docs/events.md)")
-    .addHelpText('after', '\nExamples:\n  $ waitlist webhook create --project my-app --url https://example.com/hooks/waitlist\n  $ waitlist webhook deliveries wh_01JD… --project my-app\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ waitlist webhook create --project my-app --url https://example.com/hooks/waitlist\n  $ waitlist webhook deliveries wh_01JD… --project my-app\n',
+    );
 
   examples(withJson(withProject(hook.command('list').description("List a project's webhooks (every page)"))), [
     'waitlist webhook list --project my-app',
@@ -21,7 +24,10 @@ export function registerWebhook(program: Command) {
           .command('create')
           .description('Create a webhook and print its signing secret (whsec_…), once: store it now')
           .requiredOption('--url <url>', 'http(s) URL that receives the events', nonEmpty)
-          .option('--events <types>', 'comma-separated event types (default: all): entry.created,entry.confirmed,entry.invited,entry.accepted,entry.deleted'),
+          .option(
+            '--events <types>',
+            'comma-separated event types (default: all): entry.created,entry.confirmed,entry.invited,entry.accepted,entry.deleted',
+          ),
       ),
     ),
     [
@@ -31,7 +37,13 @@ export function registerWebhook(program: Command) {
   ).action(async (opts) => (await run()).createWebhook(opts));
 
   examples(
-    withYes(withJson(withProject(hook.command('delete').argument('<webhookId>', 'the webhook id (wh_…)').description('Delete a webhook and its delivery log')))),
+    withYes(
+      withJson(
+        withProject(
+          hook.command('delete').argument('<webhookId>', 'the webhook id (wh_…)').description('Delete a webhook and its delivery log'),
+        ),
+      ),
+    ),
     ['waitlist webhook delete wh_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
   ).action(async (webhookId: string, opts) => (await run()).deleteWebhook(webhookId, opts));
 
@@ -62,7 +74,14 @@ export function registerWebhook(program: Command) {
   ).action(async (webhookId: string, deliveryId: string, opts) => (await run()).retryDelivery(webhookId, deliveryId, opts));
 
   examples(
-    withJson(withProject(hook.command('test').argument('<webhookId>', 'the webhook id (wh_…)').description('Send a signed `ping` event now and show the result'))),
+    withJson(
+      withProject(
+        hook
+          .command('test')
+          .argument('<webhookId>', 'the webhook id (wh_…)')
+          .description('Send a signed `ping` event now and show the result'),
+      ),
+    ),
     ['waitlist webhook test wh_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app'],
   ).action(async (webhookId: string, opts) => (await run()).testWebhook(webhookId, opts));
 }

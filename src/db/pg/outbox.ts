@@ -73,7 +73,10 @@ export class PgEventStore implements EventStore {
     return { rows, total: t?.n ?? 0 };
   }
   async webhookInProject(projectId: string, webhookId: string) {
-    const [r] = await this.db.select().from(s.webhooks).where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)));
+    const [r] = await this.db
+      .select()
+      .from(s.webhooks)
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)));
     return r;
   }
   async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
@@ -111,7 +114,13 @@ export class PgEventStore implements EventStore {
   }
   private async pagedDeliveries(where: ReturnType<typeof eq>, page: PageArgs): Promise<Counted<DeliveryRow>> {
     const [t] = await this.db.select({ n: count() }).from(s.deliveries).where(where);
-    const rows = await this.db.select().from(s.deliveries).where(where).orderBy(desc(s.deliveries.id)).limit(page.limit).offset(page.offset);
+    const rows = await this.db
+      .select()
+      .from(s.deliveries)
+      .where(where)
+      .orderBy(desc(s.deliveries.id))
+      .limit(page.limit)
+      .offset(page.offset);
     return { rows: rows as DeliveryRow[], total: t?.n ?? 0 };
   }
 
@@ -143,7 +152,16 @@ export class PgEventStore implements EventStore {
   async append(writes: OutboxWrites, deliveries: NewDelivery[] = [], fanned = false) {
     await this.db.transaction(async (tx) => {
       await writeOutboxPg(tx, writes);
-      if (fanned && writes.events?.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, writes.events.map((e) => e.id)));
+      if (fanned && writes.events?.length)
+        await tx
+          .update(s.events)
+          .set({ fannedOut: true })
+          .where(
+            inArray(
+              s.events.id,
+              writes.events.map((e) => e.id),
+            ),
+          );
       await insertDeliveries(tx, deliveries);
     });
     this.written();
@@ -163,11 +181,21 @@ export class PgEventStore implements EventStore {
         .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)));
       const projects = (await tx.select().from(s.projects).where(inArray(s.projects.id, projectIds))) as ProjectRow[];
       const out: NewDelivery[] = [];
+      const keep: string[] = [];
+      const drop: string[] = [];
       for (const e of events) {
-        out.push(...plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId)));
+        const ds = plan(
+          e,
+          hooks.filter((h) => h.projectId === e.projectId),
+          projects.find((p) => p.id === e.projectId),
+        );
+        out.push(...ds);
+        // An event no webhook wants is not kept (nothing will ever read its payload).
+        (ds.some((d) => d.kind === 'webhook') ? keep : drop).push(e.id);
       }
       await insertDeliveries(tx, out);
-      await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, events.map((e) => e.id)));
+      if (keep.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, keep));
+      if (drop.length) await tx.delete(s.events).where(inArray(s.events.id, drop));
       return events.length;
     });
   }
@@ -196,7 +224,9 @@ export class PgEventStore implements EventStore {
     const eventIds = [...new Set(rows.map((r) => r.eventId).filter((x): x is string => !!x))];
     const hookIds = [...new Set(rows.map((r) => r.webhookId).filter((x): x is string => !!x))];
     const [evs, hks] = await Promise.all([
-      eventIds.length ? this.db.select({ id: s.events.id, payload: s.events.payload }).from(s.events).where(inArray(s.events.id, eventIds)) : [],
+      eventIds.length
+        ? this.db.select({ id: s.events.id, payload: s.events.payload }).from(s.events).where(inArray(s.events.id, eventIds))
+        : [],
       hookIds.length ? this.db.select().from(s.webhooks).where(inArray(s.webhooks.id, hookIds)) : [],
     ]);
     const payloads = new Map(evs.map((e) => [e.id, e.payload]));
@@ -222,7 +252,9 @@ export class PgEventStore implements EventStore {
     const where = sql`project_id = ${projectId} AND created_at >= ${from} AND created_at < ${to} AND deleted_at IS NULL`;
     const [c, r] = await Promise.all([
       this.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM entries WHERE ${where}`),
-      this.db.execute<{ email: string; name: string | null }>(sql`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ${limit}`),
+      this.db.execute<{ email: string; name: string | null }>(
+        sql`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ${limit}`,
+      ),
     ]);
     return { count: Number(c.rows[0]?.n ?? 0), rows: r.rows };
   }

@@ -33,10 +33,7 @@ export const events = pgTable(
     createdAt: ms('created_at').notNull(),
     fannedOut: boolean('fanned_out').notNull().default(false),
   },
-  (t) => [
-    index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`),
-    index('events_created_idx').on(t.createdAt),
-  ],
+  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`), index('events_created_idx').on(t.createdAt)],
 );
 
 export const deliveries = pgTable(

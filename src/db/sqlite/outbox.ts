@@ -75,7 +75,11 @@ export class SqliteEventStore implements EventStore {
     return { rows, total };
   }
   async webhookInProject(projectId: string, webhookId: string) {
-    return this.db.select().from(s.webhooks).where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId))).get();
+    return this.db
+      .select()
+      .from(s.webhooks)
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+      .get();
   }
   async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
     return this.db
@@ -113,7 +117,14 @@ export class SqliteEventStore implements EventStore {
   }
   private pagedDeliveries(where: ReturnType<typeof eq>, page: PageArgs): Counted<DeliveryRow> {
     const total = this.db.select({ n: count() }).from(s.deliveries).where(where).get()?.n ?? 0;
-    const rows = this.db.select().from(s.deliveries).where(where).orderBy(desc(s.deliveries.id)).limit(page.limit).offset(page.offset).all();
+    const rows = this.db
+      .select()
+      .from(s.deliveries)
+      .where(where)
+      .orderBy(desc(s.deliveries.id))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
     return { rows: rows as DeliveryRow[], total };
   }
 
@@ -137,7 +148,10 @@ export class SqliteEventStore implements EventStore {
   }
   async deleteTemplates(projectId: string, names: string[]) {
     if (!names.length) return;
-    this.db.delete(s.emailTemplates).where(and(eq(s.emailTemplates.projectId, projectId), inArray(s.emailTemplates.name, names))).run();
+    this.db
+      .delete(s.emailTemplates)
+      .where(and(eq(s.emailTemplates.projectId, projectId), inArray(s.emailTemplates.name, names)))
+      .run();
   }
 
   // ---- dispatcher ----
@@ -158,41 +172,69 @@ export class SqliteEventStore implements EventStore {
   }
 
   async fanOut(limit: number, plan: FanOutPlan) {
-    return this.sqlite.transaction(() => {
-      const events = this.sqlite
-        .prepare(
-          `SELECT id, project_id AS projectId, type, payload, created_at AS createdAt FROM events WHERE fanned_out = 0 ORDER BY id LIMIT ?`,
-        )
-        .all(limit) as EventRow[];
-      if (!events.length) return 0;
-      const projectIds = [...new Set(events.map((e) => e.projectId))];
-      const hooks = this.db
-        .select()
-        .from(s.webhooks)
-        .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)))
-        .all();
-      const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
-      const out: NewDelivery[] = [];
-      for (const e of events) {
-        out.push(...plan(e, hooks.filter((h) => h.projectId === e.projectId), projects.find((p) => p.id === e.projectId)));
-      }
-      this.insertDeliveries(out);
-      const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
-      for (const e of events) mark.run(e.id);
-      return events.length;
-    }).immediate();
+    // Dropped events hold subscribers' data: secure_delete overwrites their freed cells, so an entry
+    // erased later (lifecycle "leave") does not linger in free pages of the file.
+    return this.secureDelete(() => this.fanOutTx(limit, plan));
+  }
+
+  private secureDelete<T>(fn: () => T): T {
+    this.sqlite.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      this.sqlite.pragma('secure_delete = OFF');
+    }
+  }
+
+  private fanOutTx(limit: number, plan: FanOutPlan) {
+    return this.sqlite
+      .transaction(() => {
+        const events = this.sqlite
+          .prepare(
+            `SELECT id, project_id AS projectId, type, payload, created_at AS createdAt FROM events WHERE fanned_out = 0 ORDER BY id LIMIT ?`,
+          )
+          .all(limit) as EventRow[];
+        if (!events.length) return 0;
+        const projectIds = [...new Set(events.map((e) => e.projectId))];
+        const hooks = this.db
+          .select()
+          .from(s.webhooks)
+          .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)))
+          .all();
+        const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
+        const out: NewDelivery[] = [];
+        const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
+        const drop = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
+        for (const e of events) {
+          const ds = plan(
+            e,
+            hooks.filter((h) => h.projectId === e.projectId),
+            projects.find((p) => p.id === e.projectId),
+          );
+          out.push(...ds);
+          // An event no webhook wants is not kept (nothing will ever read its payload).
+          (ds.some((d) => d.kind === 'webhook') ? mark : drop).run(e.id);
+        }
+        this.insertDeliveries(out);
+        return events.length;
+      })
+      .immediate();
   }
 
   async claimDue(now: number, limit: number, leaseMs: number) {
     const lease = now + leaseMs;
-    const rows = this.sqlite.transaction(() => {
-      const due = this.sqlite
-        .prepare(`SELECT ${DELIVERY_COLS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`)
-        .all(now, limit) as DeliveryRow[];
-      const claim = this.sqlite.prepare('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
-      for (const d of due) claim.run(lease, d.id);
-      return due;
-    }).immediate();
+    const rows = this.sqlite
+      .transaction(() => {
+        const due = this.sqlite
+          .prepare(
+            `SELECT ${DELIVERY_COLS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+          )
+          .all(now, limit) as DeliveryRow[];
+        const claim = this.sqlite.prepare('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
+        for (const d of due) claim.run(lease, d.id);
+        return due;
+      })
+      .immediate();
     return this.withContext(rows, lease);
   }
 
@@ -213,11 +255,23 @@ export class SqliteEventStore implements EventStore {
     const hookIds = [...new Set(rows.map((r) => r.webhookId).filter((x): x is string => !!x))];
     const payloads = new Map(
       eventIds.length
-        ? this.db.select({ id: s.events.id, payload: s.events.payload }).from(s.events).where(inArray(s.events.id, eventIds)).all().map((e) => [e.id, e.payload])
+        ? this.db
+            .select({ id: s.events.id, payload: s.events.payload })
+            .from(s.events)
+            .where(inArray(s.events.id, eventIds))
+            .all()
+            .map((e) => [e.id, e.payload])
         : [],
     );
     const hooks = new Map(
-      hookIds.length ? this.db.select().from(s.webhooks).where(inArray(s.webhooks.id, hookIds)).all().map((h) => [h.id, h]) : [],
+      hookIds.length
+        ? this.db
+            .select()
+            .from(s.webhooks)
+            .where(inArray(s.webhooks.id, hookIds))
+            .all()
+            .map((h) => [h.id, h])
+        : [],
     );
     return rows.map((r) => ({
       ...r,
@@ -262,6 +316,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   async prune(before: number) {
+    this.secureDelete(() => this.pruneNow(before));
+  }
+
+  private pruneNow(before: number) {
     this.sqlite.prepare(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`).run(before);
     this.sqlite
       .prepare(

@@ -31,10 +31,7 @@ export const events = sqliteTable(
     createdAt: integer('created_at').notNull(),
     fannedOut: integer('fanned_out', { mode: 'boolean' }).notNull().default(false),
   },
-  (t) => [
-    index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = 0`),
-    index('events_created_idx').on(t.createdAt),
-  ],
+  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = 0`), index('events_created_idx').on(t.createdAt)],
 );
 
 export const deliveries = sqliteTable(

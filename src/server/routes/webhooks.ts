@@ -82,7 +82,7 @@ export function webhookRoutes(app: Polka<Req>, { store, dispatcher, options }: D
   app.get('/api/project/:projectId/emails', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, pageQuery);
-    const { rows, total } = await store.events.listEmails(p.id, pageArgs(q));
+    const { rows, total } = await hooks.listEmails(store, p.id, pageArgs(q));
     send(res, 200, 'Emails', pageOf(rows.map(hooks.toEmailLog), q, total));
   });
 }

@@ -1,7 +1,13 @@
 // Email of a project: the templates (edit, preview with sample values, back to default) and the email
 // log. Calls src/client.
 import { useEffect, useState } from 'preact/hooks';
-import { EMAIL_TEMPLATES, type EmailLogItem, type EmailTemplateName, type RenderedEmail, type Templates } from '../../../src/contract/events.js';
+import {
+  EMAIL_TEMPLATES,
+  type EmailLogItem,
+  type EmailTemplateName,
+  type RenderedEmail,
+  type Templates,
+} from '../../../src/contract/events.js';
 import type { Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
 import { ErrorMsg, fmtDate, Notice } from '../ui.js';
@@ -74,7 +80,12 @@ export function EmailsTab({ project }: { project: Project }) {
           </div>
           <div class="field">
             <label for="tpl-subject">Subject</label>
-            <input id="tpl-subject" maxLength={300} value={draft.subject} onInput={(e) => setDraft({ ...draft, subject: e.currentTarget.value })} />
+            <input
+              id="tpl-subject"
+              maxLength={300}
+              value={draft.subject}
+              onInput={(e) => setDraft({ ...draft, subject: e.currentTarget.value })}
+            />
           </div>
           <div class="field">
             <label for="tpl-text">Plain text</label>
@@ -96,14 +107,14 @@ export function EmailsTab({ project }: { project: Project }) {
             </button>
           </div>
           {preview ? (
-            <div class="card" role="region" aria-label="Preview">
+            <section class="card" aria-label="Preview">
               <p>
                 <strong>Subject:</strong> <span id="preview-subject">{preview.subject}</span>
               </p>
               <pre id="preview-text">{preview.text}</pre>
               {/* The HTML part in a sandboxed frame: no scripts, no access to the dashboard. */}
               <iframe class="email-preview" title="HTML preview" sandbox="" srcdoc={preview.html} />
-            </div>
+            </section>
           ) : null}
         </form>
       )}

@@ -46,7 +46,9 @@ export function WebhooksTab({ project }: { project: Project }) {
   const test = (w: Webhook) =>
     act(async () => {
       const d = await client.testWebhook(pid, w.webhookId);
-      setNotice(d.status === 'delivered' ? `Ping delivered (HTTP ${d.lastStatusCode}).` : `Ping not delivered: ${d.lastError ?? 'no answer'}.`);
+      setNotice(
+        d.status === 'delivered' ? `Ping delivered (HTTP ${d.lastStatusCode}).` : `Ping not delivered: ${d.lastError ?? 'no answer'}.`,
+      );
       setOpen(w.webhookId);
     });
 
@@ -58,7 +60,7 @@ export function WebhooksTab({ project }: { project: Project }) {
         until your endpoint answers 2xx.
       </p>
       {created ? (
-        <div class="card warn" role="region" aria-labelledby="new-hook-title">
+        <section class="card warn" aria-labelledby="new-hook-title">
           <h3 id="new-hook-title">Webhook created</h3>
           <p>
             <strong>Copy the signing secret now: this is the only time it is shown.</strong> Use it to verify the{' '}
@@ -68,12 +70,20 @@ export function WebhooksTab({ project }: { project: Project }) {
           <button type="button" onClick={() => setCreated(null)}>
             I have saved it
           </button>
-        </div>
+        </section>
       ) : null}
       <form class="row wrap card" onSubmit={create}>
         <div class="field grow">
           <label for="hook-url">Endpoint URL</label>
-          <input id="hook-url" type="url" required maxLength={2000} placeholder="https://example.com/hooks/waitlist" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input
+            id="hook-url"
+            type="url"
+            required
+            maxLength={2000}
+            placeholder="https://example.com/hooks/waitlist"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
         </div>
         <button type="submit" class="primary">
           Add webhook
@@ -95,7 +105,12 @@ export function WebhooksTab({ project }: { project: Project }) {
               {w.events.join(', ')} · created {fmtDate(w.createdAt)}
             </p>
             <div class="row wrap">
-              <button type="button" class="small" onClick={() => setOpen(open === w.webhookId ? null : w.webhookId)} aria-expanded={open === w.webhookId}>
+              <button
+                type="button"
+                class="small"
+                onClick={() => setOpen(open === w.webhookId ? null : w.webhookId)}
+                aria-expanded={open === w.webhookId}
+              >
                 Deliveries
               </button>
               <button type="button" class="small" onClick={() => void test(w)} disabled={!w.enabled}>
