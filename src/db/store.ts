@@ -164,6 +164,12 @@ export interface Store {
   softDeleteEntry(projectId: string, entryId: string, now: number): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
 
+  /**
+   * Throws unless the database takes a write now (a read-only file, a full disk, a standby server):
+   * checked at start-up; cheap enough for a readiness probe. Errors carry a message for operators.
+   */
+  checkWritable(): Promise<void>;
+
   /** A rate limiter whose counters live where every instance sharing this database sees them. */
   rateLimiter(opts: LimiterOptions): RateLimiterAbstract;
 

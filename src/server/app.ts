@@ -4,6 +4,7 @@ import type { Deps, Req } from './context.js';
 import { onError, onNoMatch, send } from './http.js';
 import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
+import { checkParams } from './params.js';
 import { authRoutes } from './routes/auth.js';
 import { entryRoutes } from './routes/entries.js';
 import { joinRoutes } from './routes/join.js';
@@ -16,6 +17,7 @@ export function createApp(deps: Deps): Polka<Req> {
   const app = polka<Req>({ onError: onError as never, onNoMatch });
   app.use(baseHeaders);
   if (deps.options.logRequests) app.use(accessLog);
+  app.use(checkParams);
   app.use(apiGuard(deps));
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
   joinRoutes(app, deps);

@@ -3,6 +3,7 @@ import type { Request } from 'polka';
 import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
 import type { Trust } from './client-ip.js';
+import type { HostPolicy } from './hosts.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
 
 export interface Req extends Request {
@@ -21,6 +22,10 @@ export interface ServerOptions extends RateLimitOptions {
   /** Seconds allowed to receive a request's headers / the whole request. */
   headersTimeoutSec?: number;
   requestTimeoutSec?: number;
+  /** The server's public base URL (--public-url / WAITLIST_PUBLIC_URL): its host and origin are accepted on /api. */
+  publicUrl?: string | undefined;
+  /** Extra Host names accepted on /api (--allowed-hosts / WAITLIST_ALLOWED_HOSTS): `name` or `name:port`. */
+  allowedHosts?: string[] | undefined;
 }
 
 export interface Deps {
@@ -31,6 +36,8 @@ export interface Deps {
   trust: Trust | null;
   joinLimiter: JoinLimiter | null;
   authLimiter: AuthLimiter | null;
+  /** Host names accepted on /api (DNS-rebinding guard); absent = any. */
+  hosts?: HostPolicy;
 }
 
 /** The signed-in user of a request that passed requireSession. */

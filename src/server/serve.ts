@@ -7,6 +7,8 @@ import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
 import { compileTrust } from './client-ip.js';
 import { AuthLimiter, JoinLimiter } from './ratelimit.js';
+import { HostPolicy } from './hosts.js';
+import { lockDatabase } from '../db/sqlite/lock.js';
 
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
@@ -22,8 +24,19 @@ export interface RunningServer {
 
 /** Starts the server; resolves once it listens. */
 export async function startServer(config: ServeConfig): Promise<RunningServer> {
-  const store = await openStore(config);
+  const hosts = new HostPolicy({ publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
+  // One SQLite file, one server: limits and the join batcher live in this process's memory.
+  const lock = config.databaseUrl ? undefined : await lockDatabase(config.file);
+  let store;
+  try {
+    store = await openStore(config);
+    await store.checkWritable();
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const deps = {
+    hosts,
     store,
     options: config,
     keys: new KeyVerifier(store),
@@ -55,6 +68,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     server.listen(config.port, config.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  hosts.bind(addr.address, addr.port);
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${host}:${addr.port}`,
@@ -73,6 +87,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           server.closeIdleConnections();
         });
         await store.close();
+        lock?.release();
       })();
       return closing;
     },

@@ -116,7 +116,7 @@ describe('entry export', () => {
 
     const csv = await cli(['entry', 'export', '--project', 'entries', '--format', 'csv'], as());
     const rows = csv.stdout.trimEnd().split('\n');
-    expect(rows[0]).toBe('entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt');
+    expect(rows[0]).toBe('"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt"');
     expect(rows).toHaveLength(total() + 1);
 
     const dflt = await cli(['entry', 'export', '--project', 'entries'], as());

@@ -31,6 +31,29 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
+/** --public-url / WAITLIST_PUBLIC_URL: an http(s) URL; kept as given without a trailing slash. */
+function publicUrlArg(v: string | undefined): string | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(v.trim());
+  } catch {
+    throw new Error(`--public-url must be an http(s) URL like https://waitlist.example.com: ${v}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--public-url must be an http(s) URL: ${v}`);
+  return u.toString().replace(/\/$/, '');
+}
+
+/** --allowed-hosts / WAITLIST_ALLOWED_HOSTS: comma list of `name` or `name:port`. */
+async function allowedHostsArg(v: string | undefined): Promise<string[] | undefined> {
+  if (v === undefined || v.trim() === '') return undefined;
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const { splitHost } = await import('../../server/hosts.js'); // lazy: --help loads no server code
+  const bad = list.filter((h) => !splitHost(h));
+  if (bad.length) throw new Error(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`);
+  return list;
+}
+
 export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
@@ -55,6 +78,16 @@ export function registerServe(program: Command) {
     .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
     .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
     .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
+    .addOption(
+      new Option('--public-url <url>', "the server's public base URL, e.g. https://waitlist.example.com: its host is accepted on /api (env WAITLIST_PUBLIC_URL)").default(
+        process.env.WAITLIST_PUBLIC_URL || undefined,
+      ),
+    )
+    .addOption(
+      new Option('--allowed-hosts <hosts>', 'comma list of extra Host names accepted on /api, `name` or `name:port` (env WAITLIST_ALLOWED_HOSTS)').default(
+        process.env.WAITLIST_ALLOWED_HOSTS || undefined,
+      ),
+    )
     .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
     .addHelpText(
       'after',
@@ -62,7 +95,7 @@ export function registerServe(program: Command) {
 Examples:
   $ waitlist serve                                  # http://127.0.0.1:8080, ./waitlist.db
   $ waitlist serve --port 3000 --db /var/lib/waitlist/waitlist.db
-  $ waitlist serve --host 0.0.0.0 --trust-proxy     # behind nginx on the same machine
+  $ waitlist serve --host 0.0.0.0 --trust-proxy --public-url https://waitlist.example.com   # behind nginx
   $ DATABASE_URL=postgres://user@db/waitlist waitlist serve`,
     );
   addDbOptions(cmd).action(async (opts) => {
@@ -84,6 +117,8 @@ Examples:
       headersTimeoutSec: intArg('--headers-timeout', 1, 600)(opts.headersTimeout),
       requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
       logRequests: Boolean(opts.logRequests),
+      publicUrl: publicUrlArg(opts.publicUrl),
+      allowedHosts: await allowedHostsArg(opts.allowedHosts),
     });
   });
 }

@@ -25,12 +25,16 @@ import {
 } from '../store.js';
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
+import { isBusy, isUnavailable, nextDelay, translate, withRetry } from './busy.js';
 import * as s from './schema.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
 
 interface Pending {
+  /** When the batch holding this join first met a lock (0: not yet), and the last retry delay. */
+  lockedSince?: number;
+  delay?: number;
   row: EntryRow;
   keyId: string;
   resolve: (r: InsertEntryResult) => void;
@@ -43,7 +47,23 @@ export function openSqliteStore(file: string): Store {
   applyPragmas(sqlite);
   const db = drizzle(sqlite, { schema: s });
   migrate(db, { migrationsFolder: MIGRATIONS });
-  return new SqliteStore(sqlite, db);
+  // From here on a lock never blocks the event loop: statements fail at once and are retried on timers.
+  sqlite.pragma('busy_timeout = 0');
+  return retrying(new SqliteStore(sqlite, db, file));
+}
+
+// Methods that manage their own retries (insertEntry's batch) or touch no database.
+const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor']);
+
+/** The store with every database call retried while locked, and storage failures turned into 503s. */
+function retrying(store: SqliteStore): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function' || typeof prop !== 'string' || DIRECT.has(prop)) return v;
+      return (...args: unknown[]) => withRetry(() => v.apply(target, args));
+    },
+  });
 }
 
 class SqliteStore implements Store {
@@ -59,6 +79,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
+    private readonly file: string,
   ) {
     this.reads = new EntryReads(sqlite);
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
@@ -241,21 +262,56 @@ class SqliteStore implements Store {
     });
   }
 
-  private flush() {
-    const batch = this.queue;
-    this.queue = [];
+  private flush(batch = this.takeQueue()) {
     try {
       const results = this.insertBatch.immediate(batch);
       batch.forEach((p, i) => p.resolve(results[i]!));
-    } catch {
+    } catch (err) {
+      if (isBusy(err)) {
+        // Another process holds the write lock: try the whole batch again later, on a timer.
+        const head = batch[0]!;
+        head.lockedSince ||= Date.now();
+        const delay = nextDelay(head.lockedSince, head.delay ?? 0);
+        if (delay !== undefined) {
+          head.delay = delay;
+          setTimeout(() => this.flush(batch), delay);
+          return;
+        }
+      }
+      if (isUnavailable(err)) {
+        // Locked for too long, disk full, read-only: no row can succeed, so none is retried alone.
+        const e = translate(err);
+        for (const p of batch) p.reject(e);
+        return;
+      }
       // One bad row must not fail its neighbours: retry each on its own transaction.
       for (const p of batch) {
         try {
           p.resolve(this.insertBatch.immediate([p])[0]!);
-        } catch (err) {
-          p.reject(err);
+        } catch (rowErr) {
+          p.reject(translate(rowErr));
         }
       }
+    }
+  }
+
+  private takeQueue(): Pending[] {
+    const batch = this.queue;
+    this.queue = [];
+    return batch;
+  }
+
+  /** Throws a clear Error unless a write can be committed now (start-up check; cheap enough for a readiness probe). */
+  async checkWritable(): Promise<void> {
+    try {
+      this.sqlite
+        .prepare(`INSERT INTO search_state (k, v) VALUES ('write_check', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`)
+        .run(Date.now() % 1_000_000_000);
+    } catch (err) {
+      if (isBusy(err)) throw err; // retried by the wrapper, then 503
+      const e = err as Error & { code?: string };
+      throw new Error(`The SQLite database ${this.file} is not writable (${e.code ?? e.name}: ${e.message}). ` +
+        'Check the file and its directory: permissions, free disk space, a read-only mount.');
     }
   }
 
