@@ -89,14 +89,26 @@ export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes)
       // The client went away mid-body (Node reports "aborted", ECONNRESET): not a server error.
       reject(e.code === 'ECONNRESET' || req.destroyed ? new ClientGoneError() : e);
     };
+    // Closed before 'end' (possibly before these listeners were attached): the client is gone.
+    const onClose = () => {
+      if (req.complete) return;
+      cleanup();
+      reject(new ClientGoneError());
+    };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
+    if (req.destroyed && !req.complete) {
+      reject(new ClientGoneError());
+      return;
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 
