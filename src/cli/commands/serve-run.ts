@@ -6,6 +6,12 @@ const FORCE_EXIT_MS = 15_000;
 export async function runServe(config: ServeConfig): Promise<void> {
   const running = await startServer(config);
   process.stdout.write(`waitlist listening on ${running.url}\n`);
+  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
+    process.stderr.write(
+      'Note: /api answers only to this machine\'s addresses and localhost; to reach it by a domain name, ' +
+        'add --public-url https://<name> or --allowed-hosts <name> (docs/security.md).\n',
+    );
+  }
   if (!running.hasUsers) {
     // On stderr: stdout carries exactly one line with the URL, for scripts that read it.
     process.stderr.write(
