@@ -182,7 +182,7 @@ export class KeyVerifier {
       failTtlMs: opts.failTtlMs ?? 60_000,
       perKeyPending: opts.perKeyPending ?? 4,
       perClientPending: opts.perClientPending ?? 2,
-      keyFailureBurst: opts.keyFailureBurst ?? 10,
+      keyFailureBurst: opts.keyFailureBurst ?? 30,
       keyFailuresPerSec: opts.keyFailuresPerSec ?? 1,
     };
     this.gate = new Gate(opts.maxConcurrent ?? 1, opts.maxQueued ?? 64);
