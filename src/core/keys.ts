@@ -166,7 +166,7 @@ interface Bucket {
 export class KeyVerifier {
   private readonly verified = new Map<string, { hash: string; digest: string }>();
   private readonly failed = new Map<string, number>(); // `${keyId}:${digest}` → expiry (ms)
-  private readonly inFlight = new Map<string, Promise<boolean | undefined>>();
+  private readonly inFlight = new Map<string, Promise<Outcome>>();
   private readonly pendingByKey = new Map<string, number>();
   private readonly pendingByClient = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
@@ -205,48 +205,61 @@ export class KeyVerifier {
       if (safeEqual(known.digest, digest)) return row;
       throw unauthorized('Invalid API key');
     }
-    await guard?.before(); // counts this check as a failure until it passes
-    let ok: boolean | undefined;
-    try {
-      ok = await this.compare(row, parsed.secret, digest, guard?.client ?? '');
-    } catch (err) {
-      await guard?.succeeded();
-      throw err;
-    }
-    if (ok === false) throw unauthorized('Invalid API key');
-    await guard?.succeeded();
-    if (ok === undefined) throw unavailable('Too many API key checks in progress; retry shortly', 1);
+    let outcome = await this.compare(row, parsed.secret, digest, guard);
+    // The identical check another client started was refused by that client's limit: run our own.
+    if (outcome.limited && outcome.owner !== guard) outcome = await this.compare(row, parsed.secret, digest, guard);
+    if (outcome.limited) throw outcome.limited;
+    if (outcome.ok === false) throw unauthorized('Invalid API key');
+    if (outcome.ok === undefined) throw unavailable('Too many API key checks in progress; retry shortly', 1);
     return row;
   }
 
-  /** bcrypt-compares once per (key, secret) at a time, within the budgets; undefined when refused. */
-  private compare(row: KeyAuthRow, secret: string, digest: string, client: string): Promise<boolean | undefined> {
+  /**
+   * bcrypt-compares once per (key, secret) at a time, within the budgets: `ok` undefined when a budget
+   * refused it, `limited` when the client's own limit did. Everything up to registering the check is
+   * synchronous, so concurrent identical checks share one bcrypt and are counted once.
+   */
+  private compare(row: KeyAuthRow, secret: string, digest: string, guard: BcryptGuard | undefined): Promise<Outcome> {
     const id = `${row.id}:${digest}`;
     const until = this.failed.get(id);
     if (until !== undefined) {
-      if (until > Date.now()) return Promise.resolve(false);
+      if (until > Date.now()) {
+        // Known wrong: no bcrypt, but it still counts against the client's wrong-secret limit.
+        return (guard ? guard.before() : Promise.resolve()).then(
+          () => ({ ok: false }),
+          (err: unknown) => limitedBy(err, guard),
+        );
+      }
       this.failed.delete(id);
     }
     const shared = this.inFlight.get(id);
     if (shared) return shared;
-    if ((this.pendingByKey.get(row.id) ?? 0) >= this.o.perKeyPending) return Promise.resolve(undefined);
-    if (client && (this.pendingByClient.get(client) ?? 0) >= this.o.perClientPending) return Promise.resolve(undefined);
-    if (!this.takeToken(row.id)) return Promise.resolve(undefined);
+    const client = guard?.client ?? '';
+    if ((this.pendingByKey.get(row.id) ?? 0) >= this.o.perKeyPending) return Promise.resolve({ ok: undefined });
+    if (client && (this.pendingByClient.get(client) ?? 0) >= this.o.perClientPending) return Promise.resolve({ ok: undefined });
+    if (!this.takeToken(row.id)) return Promise.resolve({ ok: undefined });
     add(this.pendingByKey, row.id, 1);
     add(this.pendingByClient, client, 1);
-    const p = this.gate
-      .run(() => bcrypt.compare(secret, row.secretHash), row.id)
-      .then((ok) => {
-        if (ok === true) this.remember(this.verified, row.id, { hash: row.secretHash, digest });
-        else if (ok === false) this.remember(this.failed, id, Date.now() + this.o.failTtlMs);
-        if (ok !== false) this.giveToken(row.id); // only failures spend the key's budget
-        return ok;
-      })
-      .finally(() => {
-        this.inFlight.delete(id);
-        add(this.pendingByKey, row.id, -1);
-        add(this.pendingByClient, client, -1);
-      });
+    const p = (async (): Promise<Outcome> => {
+      try {
+        await guard?.before(); // counted as a failure BEFORE bcrypt runs; given back below when right
+      } catch (err) {
+        this.giveToken(row.id);
+        return limitedBy(err, guard);
+      }
+      const ok = await this.gate.run(() => bcrypt.compare(secret, row.secretHash), row.id);
+      if (ok === true) this.remember(this.verified, row.id, { hash: row.secretHash, digest });
+      else if (ok === false) this.remember(this.failed, id, Date.now() + this.o.failTtlMs);
+      if (ok !== false) {
+        this.giveToken(row.id); // only failures spend the key's budget
+        await guard?.succeeded();
+      }
+      return { ok };
+    })().finally(() => {
+      this.inFlight.delete(id);
+      add(this.pendingByKey, row.id, -1);
+      add(this.pendingByClient, client, -1);
+    });
     this.inFlight.set(id, p);
     return p;
   }
@@ -275,6 +288,19 @@ export class KeyVerifier {
     if (map.size >= this.o.maxCached && !map.has(key)) map.clear();
     map.set(key, value);
   }
+}
+
+/** What a comparison came to: `ok` (undefined = refused by a budget), or the client's limit error. */
+interface Outcome {
+  ok?: boolean | undefined;
+  limited?: unknown;
+  owner?: BcryptGuard | undefined;
+}
+
+/** An outcome for an error of the guard (its 429); any other error is rethrown. */
+function limitedBy(err: unknown, guard: BcryptGuard | undefined): Outcome {
+  if (err instanceof AppError && err.code === 'rate_limited') return { limited: err, owner: guard };
+  throw err;
 }
 
 function add(map: Map<string, number>, key: string, n: number) {

@@ -154,6 +154,26 @@ describe('KeyVerifier budgets (issue 10 #1)', () => {
   });
 });
 
+describe('KeyVerifier counting (issue 10 #1)', () => {
+  it('40 concurrent identical right secrets share one bcrypt and are counted once, not 40 times', async () => {
+    let counted = 0;
+    let refunded = 0;
+    const guard = {
+      client: 'c',
+      before: async () => {
+        if (++counted > 20) throw Object.assign(new Error('limited'), { code: 'rate_limited' });
+      },
+      succeeded: async () => void refunded++,
+    };
+    const spy = vi.spyOn(bcrypt, 'compare');
+    const v = new KeyVerifier(fakeStore(() => row).store);
+    const results = await Promise.all(Array.from({ length: 40 }, () => v.verify(bearer(SECRET), guard)));
+    expect(results.every((r) => r.id === 'key_1')).toBe(true);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect([counted, refunded]).toEqual([1, 1]);
+  });
+});
+
 function guardFor(client: string) {
   return { client, before: async () => {}, succeeded: async () => {} };
 }
