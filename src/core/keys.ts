@@ -182,8 +182,8 @@ export class KeyVerifier {
       failTtlMs: opts.failTtlMs ?? 60_000,
       perKeyPending: opts.perKeyPending ?? 4,
       perClientPending: opts.perClientPending ?? 2,
-      keyFailureBurst: opts.keyFailureBurst ?? 30,
-      keyFailuresPerSec: opts.keyFailuresPerSec ?? 1,
+      keyFailureBurst: opts.keyFailureBurst ?? 20,
+      keyFailuresPerSec: opts.keyFailuresPerSec ?? 0.5,
     };
     this.gate = new Gate(opts.maxConcurrent ?? 1, opts.maxQueued ?? 64);
   }
@@ -237,15 +237,17 @@ export class KeyVerifier {
     const client = guard?.client ?? '';
     if ((this.pendingByKey.get(row.id) ?? 0) >= this.o.perKeyPending) return Promise.resolve({ ok: undefined });
     if (client && (this.pendingByClient.get(client) ?? 0) >= this.o.perClientPending) return Promise.resolve({ ok: undefined });
-    if (!this.takeToken(row.id)) return Promise.resolve({ ok: undefined });
     add(this.pendingByKey, row.id, 1);
     add(this.pendingByClient, client, 1);
     const p = (async (): Promise<Outcome> => {
       try {
         await guard?.before(); // counted as a failure BEFORE bcrypt runs; given back below when right
       } catch (err) {
-        this.giveToken(row.id);
-        return limitedBy(err, guard);
+        return limitedBy(err, guard); // the client's own limit comes first: 429, not 503
+      }
+      if (!this.takeToken(row.id)) {
+        await guard?.succeeded(); // not run, so not a failure
+        return { ok: undefined };
       }
       const ok = await this.gate.run(() => bcrypt.compare(secret, row.secretHash), row.id);
       if (ok === true) this.remember(this.verified, row.id, { hash: row.secretHash, digest });
