@@ -21,7 +21,7 @@ export default defineConfig({
       ...(pg
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'pg',
                 include: ['test/server/**/*.test.ts', 'test/pg/**/*.test.ts', 'test/hardening/properties.test.ts'],

@@ -110,6 +110,7 @@ async function freshDb(name) {
 
 // ---------- HTTP ----------
 async function api(base, method, path, body, cookie) {
+  /** @type {Record<string, string>} */
   const headers = {};
   if (cookie) headers.cookie = cookie;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -163,7 +164,7 @@ const hasWrk = (() => {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
     return true;
   } catch (e) {
-    return e.status === 1; // wrk --version exits 1 after printing its version
+    return /** @type {{ status?: number }} */ (e).status === 1; // wrk --version exits 1 after printing its version
   }
 })();
 
@@ -422,7 +423,7 @@ async function benchReads() {
   const { ms, r: lines } = await timed(async () => {
     const res = await fetch(`${srv.url}${base}/export?format=ndjson`, { headers: { cookie } });
     let n = 0;
-    for await (const chunk of res.body) {
+    for await (const chunk of res.body ?? []) {
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
     }
     return n;

@@ -106,13 +106,16 @@ export async function seedPg(url, projectId, n, opts = {}) {
     const arrays = COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ');
     const sql = `INSERT INTO entries (${COLUMNS.join(', ')})
       SELECT ${COLUMNS.map(expr).join(', ')} FROM unnest(${arrays}) AS x(${COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
+    /** @type {(string | null)[][]} */
     let batch = COLUMNS.map(() => []);
     const flush = async () => {
       if (batch[0].length) await client.query(sql, batch);
       batch = COLUMNS.map(() => []);
     };
     for (const r of entries(projectId, n, opts)) {
-      COLUMNS.forEach((c, i) => batch[i].push(r[c] === null ? null : String(r[c])));
+      COLUMNS.forEach((c, i) => {
+        batch[i].push(r[c] === null ? null : String(r[c]));
+      });
       if (batch[0].length === 10_000) await flush();
     }
     await flush();

@@ -24,8 +24,9 @@ export const keyColumns: Column<ApiKey>[] = [
   { header: 'LAST USED', value: (k) => k.lastUsedAt, pretty: (k) => shortTime(k.lastUsedAt) || 'never' },
 ];
 
+/** `key create`: every key column, then the full key (shown this once). */
 export const createdKeyColumns: Column<CreatedApiKey>[] = [
-  ...(keyColumns as Column<CreatedApiKey>[]).slice(0, 3),
+  ...(keyColumns as Column<CreatedApiKey>[]),
   { header: 'KEY', value: (k) => k.key },
 ];
 

@@ -1,61 +1,96 @@
-// What every API command needs once it runs: a logged-in client, output, prompts on stderr,
-// local validation with the contract's schemas, and the delete confirmation rule.
+// What every API command needs once it runs: a logged-in client, output, prompts, local validation
+// with the contract's schemas, and the delete confirmation rule. All of it reads the CliContext.
 import type { z } from 'zod';
+import type { WaitlistClient } from '../client/index.js';
 import type { Page } from '../contract/types.js';
-import { WaitlistClient } from '../client/index.js';
-import { resolveCredentials } from './config.js';
-import { CliError, EXIT } from './main.js';
+import { type Credentials, resolveCredentials } from './credentials.js';
+import { CliError, EXIT } from './errors.js';
+import { type CliContext, currentContext, userAgent } from './io.js';
 import { Output } from './output.js';
+
+export { userAgent };
+
+export type { CliContext } from './io.js';
 
 export interface JsonOpt {
   json?: boolean;
 }
 
-/** Exit 4 with the hint every not-logged-in path shares. */
-export const notLoggedIn = (why = 'not logged in') =>
-  new CliError(`${why}: run \`waitlist login\` (or set WAITLIST_SESSION)`, EXIT.auth);
+// Helpers take the context first. Each still accepts the older call without it (then it uses the
+// context main() runs the command in), so run functions not yet moved keep working.
+const isContext = (x: unknown): x is CliContext => typeof x === 'object' && x !== null && 'io' in x && 'prompter' in x;
 
-/** A client for the resolved server and session; exit 4 when there is no session at all. */
-export async function sessionClient(): Promise<WaitlistClient> {
-  const creds = await resolveCredentials();
-  if (!creds.session) throw notLoggedIn();
-  return new WaitlistClient({ server: creds.server, session: creds.session, userAgent: userAgent() });
+/** Exit 4 with the hint that fits: not logged in at all, or logged in to another server. */
+export function notLoggedIn(creds?: Credentials | string): CliError {
+  if (typeof creds === 'string') return new CliError(`${creds}: run \`waitlist login\` (or set WAITLIST_SESSION)`, EXIT.auth);
+  if (creds?.otherServer) {
+    return new CliError(
+      `the stored session belongs to ${creds.otherServer}, not ${creds.server}: run \`waitlist login --server ${creds.server}\` ` +
+        '(or set WAITLIST_SESSION)',
+      EXIT.auth,
+    );
+  }
+  return new CliError('not logged in: run `waitlist login` (or set WAITLIST_SESSION)', EXIT.auth);
 }
 
-export const userAgent = () => `waitlist-cli (node ${process.versions.node})`;
+/** A client for the resolved server and session; exit 4 when there is no session at all. */
+export async function sessionClient(ctx: CliContext = currentContext()): Promise<WaitlistClient> {
+  const creds = await resolveCredentials(ctx.credentials, ctx.env);
+  if (!creds.session) throw notLoggedIn(creds);
+  ctx.session = creds;
+  return ctx.client({ server: creds.server, session: creds.session });
+}
 
-export const output = (opts: JsonOpt) => new Output({ json: opts.json });
+/** Output on the context's streams: a table on a terminal (or WAITLIST_FORCE_TTY=1), TSV otherwise. */
+export function output(ctx: CliContext, opts?: JsonOpt): Output;
+/** @deprecated pass the context first */
+export function output(opts?: JsonOpt): Output;
+export function output(a?: CliContext | JsonOpt, b?: JsonOpt): Output {
+  const [ctx, opts] = isContext(a) ? [a, b ?? {}] : [currentContext(), a ?? {}];
+  return new Output(
+    {
+      json: opts.json,
+      stdoutTty: ctx.io.stdoutTty || Boolean(ctx.env.WAITLIST_FORCE_TTY),
+      stderrTty: ctx.io.stderrTty,
+      noColor: Boolean(ctx.env.NO_COLOR),
+    },
+    ctx.io.stdout,
+    ctx.io.stderr,
+  );
+}
 
-/** Parses a request body with a contract schema; a usage error (exit 2) naming each bad field. */
-export function validate<S extends z.ZodType>(schema: S, body: unknown, flags: Record<string, string> = {}): z.output<S> {
+/**
+ * Parses a request body with a contract schema; a usage error (exit 2) naming each bad field by the
+ * flag it came from (`labels`; a field without one is named `--<field>`).
+ */
+export function validate<S extends z.ZodType>(schema: S, body: unknown, labels: Record<string, string> = {}): z.output<S> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => {
     const field = i.path.map(String).join('.');
-    const flag = flags[field] ?? flags[String(i.path[0])] ?? (field ? `--${field}` : "");
-    return flag ? `${flag}: ${i.message}` : i.message;
+    const label = labels[field] ?? labels[String(i.path[0])] ?? (field ? `--${field}` : '');
+    return label ? `${label}: ${i.message}` : i.message;
   });
   throw new CliError(lines.join('\n       '), EXIT.usage);
 }
 
 /** Whether prompts can be shown: stdin and stderr (where prompts are drawn) are terminals. */
-export const interactive = () => Boolean(process.stdin.isTTY && process.stderr.isTTY);
-
-/** Prompt context: drawn on stderr so stdout keeps only data. */
-export const promptContext = () => ({ output: process.stderr, clearPromptOnDone: false });
+export const interactive = (ctx: CliContext = currentContext()) => ctx.io.stdinTty && ctx.io.stderrTty;
 
 /**
  * The rule for destructive commands: --yes skips the question; on a terminal ask; otherwise refuse
  * (exit 2, nothing changed).
  */
-export async function confirmDelete(what: string, yes: boolean | undefined): Promise<void> {
+export async function confirmDelete(ctx: CliContext, what: string, yes: boolean | undefined): Promise<void>;
+/** @deprecated pass the context first */
+export async function confirmDelete(what: string, yes: boolean | undefined): Promise<void>;
+export async function confirmDelete(...args: [CliContext, string, boolean | undefined] | [string, boolean | undefined]): Promise<void> {
+  const [ctx, what, yes] = args.length === 3 ? args : [currentContext(), ...args];
   if (yes) return;
-  if (!interactive()) {
+  if (!interactive(ctx)) {
     throw new CliError(`refusing to delete ${what} without confirmation: pass --yes when not running interactively`, EXIT.usage);
   }
-  const { confirm } = await import('@inquirer/prompts');
-  const ok = await confirm({ message: `Delete ${what}?`, default: false }, promptContext());
-  if (!ok) throw new CliError('cancelled: nothing was deleted', EXIT.error);
+  if (!(await ctx.prompter.confirm(`Delete ${what}?`))) throw new CliError('cancelled: nothing was deleted', EXIT.error);
 }
 
 /** Every item of a paginated list, page by page (100 per request). */

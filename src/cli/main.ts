@@ -1,5 +1,6 @@
 // The `waitlist` program: commander with lazily loaded subcommands, so `--help` loads no database,
-// bcrypt or HTTP code. Exit codes: 0 ok, 1 error, 2 usage, 4 not logged in.
+// bcrypt or HTTP code. Exit codes: 0 ok, 1 error, 2 usage, 4 not logged in. Every command runs in a
+// CliContext (streams, env, prompts, credentials, client factory): the process's, or a test's.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerServe } from './commands/serve.js';
@@ -9,33 +10,29 @@ import { registerProject } from './commands/project.js';
 import { registerKey } from './commands/key.js';
 import { registerEntry } from './commands/entry.js';
 import { ApiError } from '../client/index.js';
+import { CliError, EXIT } from './errors.js';
+import { type CliContext, processContext, setCurrentContext } from './io.js';
 
-export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
-
-/** Thrown by commands to end with a message on stderr and a given exit code. */
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.error) {
-    super(message);
-  }
-}
+export { CliError, EXIT } from './errors.js';
 
 function version(): string {
   const require = createRequire(import.meta.url);
   return (require('../../package.json') as { version: string }).version;
 }
 
-export function buildProgram(): Command {
+export function buildProgram(ctx: CliContext): Command {
   const program = new Command('waitlist')
     .description('Self-hostable waitlist: run the join server and manage projects, keys and entries')
     .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => void ctx.io.stdout.write(s), writeErr: (s) => void ctx.io.stderr.write(s) })
     .exitOverride();
   registerServe(program);
-  registerAuth(program);
-  registerProject(program);
-  registerKey(program);
-  registerEntry(program);
-  registerAdmin(program);
+  registerAuth(program, ctx);
+  registerProject(program, ctx);
+  registerKey(program, ctx);
+  registerEntry(program, ctx);
+  registerAdmin(program, ctx);
   program.addHelpText(
     'after',
     `
@@ -54,46 +51,59 @@ Run \`waitlist <command> --help\` for a command's flags and examples.`,
   return program;
 }
 
-/** Runs the CLI with argv; resolves with the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
-  // `waitlist … | head`: the reader closed the pipe; that is not an error worth a stack trace.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-  });
+/** Runs the CLI with argv (`[node, script, ...args]`) in a context; resolves with the exit code. */
+export async function main(argv: string[], ctx: CliContext = processContext()): Promise<number> {
+  setCurrentContext(ctx);
+  const program = buildProgram(ctx);
+  if (ctx.io.stdout === process.stdout) {
+    // `waitlist … | head`: the reader closed the pipe; that is not an error worth a stack trace.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    }
-    if (err instanceof ApiError) return reportApiError(err);
-    if ((err as Error | undefined)?.name === 'ExitPromptError') {
-      process.stderr.write('\ncancelled\n');
-      return EXIT.error;
-    }
-    if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      return err.exitCode;
-    }
-    const e = err as { code?: string; message?: string };
-    process.stderr.write(`error: ${e.message ?? String(err)}\n`);
-    return EXIT.error;
+    return report(ctx, err);
   }
 }
 
-/** A server error as `error: <message> (<code>)` plus its issues; exit 4 when the session is not valid. */
-function reportApiError(err: ApiError): number {
+/** Prints an error the way every command shares and picks its exit code. */
+function report(ctx: CliContext, err: unknown): number {
+  const say = (s: string) => void ctx.io.stderr.write(s);
+  if (err instanceof CommanderError) {
+    // --help, --version and `help` exit 0; a group without its subcommand shows its usage, exit 2.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof ApiError) return reportApiError(ctx, err);
+  if ((err as Error | undefined)?.name === 'ExitPromptError') {
+    say('\ncancelled\n');
+    return EXIT.error;
+  }
+  if (err instanceof CliError) {
+    say(`error: ${err.message}\n`);
+    return err.exitCode;
+  }
+  const e = err as { message?: string } | undefined;
+  say(`error: ${e?.message ?? String(err)}\n`);
+  return EXIT.error;
+}
+
+/** A server error as `error: <message> (<code>)` plus its issues; exit 4 when the session was refused. */
+function reportApiError(ctx: CliContext, err: ApiError): number {
   const lines = [`error: ${err.message}${err.code === 'network' ? '' : ` (${err.code})`}`];
   for (const i of err.issues) lines.push(`  ${i.path || '(body)'}: ${i.message}`);
+  let code: number = EXIT.error;
   if (err.status === 401) {
-    lines.push('Your session has expired or was revoked: run `waitlist login`.');
-    process.stderr.write(lines.join('\n') + '\n');
-    return EXIT.auth;
+    code = EXIT.auth;
+    lines.push(
+      ctx.session?.source === 'env'
+        ? `The server refused the WAITLIST_SESSION token (expired, revoked or mistyped): set a valid session token.`
+        : 'Your session has expired or was revoked: run `waitlist login`.',
+    );
   }
-  process.stderr.write(lines.join('\n') + '\n');
-  return EXIT.error;
+  ctx.io.stderr.write(lines.join('\n') + '\n');
+  return code;
 }

@@ -92,6 +92,7 @@ export function plain(v: unknown): string {
 
 // Control characters in data (anyone can join with any name) would break rows or drive the terminal:
 // they are shown as escapes. Tabs and newlines as \t \n \r, the rest as \xNN.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they are escaped)
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const escapeControl = (c: string) => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;

@@ -3,6 +3,7 @@
 // first), responses the contract's shapes.
 import type {
   ApiKey,
+  AuthStatus,
   CreatedApiKey,
   Entry,
   ErrorEnvelope,
@@ -113,6 +114,8 @@ export class WaitlistClient {
     return this.authenticate('/api/auth/login', body);
   }
   logout = () => this.request<null>('POST', '/api/auth/logout');
+  /** Public: whether sign-up is open and whether the server has any account yet. */
+  authStatus = () => this.request<AuthStatus>('GET', '/api/auth/status');
   me = () => this.request<User>('GET', '/api/auth/me');
 
   private async authenticate(path: string, body: unknown): Promise<User> {

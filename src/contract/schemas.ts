@@ -1,10 +1,11 @@
 // The contract's request and response shapes, shared by the server (validation) and the client (typing).
 import { z } from 'zod';
+import { isValidEmail } from './email.js';
 import { type EventSettings, eventSettingsShape } from './settings-events.js';
 import { type LifecycleSettings, lifecycleSettingsShape } from './settings-lifecycle.js';
 import { type SurfaceSettings, surfaceSettingsShape } from './settings-surface.js';
 
-/** Limits written in CONTRACT.md; one place so server, client and docs agree. */
+/** The contract's limits (docs/api.md); one place so server, client and docs agree. */
 export const LIMITS = {
   bodyBytes: 16 * 1024,
   metadataBytes: 8 * 1024,
@@ -45,11 +46,14 @@ const encoder = new TextEncoder();
 /** UTF-8 size of a string (works in Node and in the browser bundle, which shares these schemas' types). */
 const utf8Bytes = (s: string) => encoder.encode(s).length;
 
+// IDN domains and UTF-8 local parts are accepted (the rule is in ./email.ts); NFC so that one address
+// typed two ways is stored one way.
 const trimmedEmail = z
   .string()
   .trim()
   .max(LIMITS.emailChars, `Email must be at most ${LIMITS.emailChars} characters`)
-  .pipe(z.email('Invalid email address'));
+  .transform((s) => s.normalize('NFC'))
+  .pipe(z.string().refine(isValidEmail, 'Invalid email address'));
 
 // z.custom, not z.record: a record is rebuilt key by key, and a "__proto__" key then silently vanishes.
 export const metadataSchema = z

@@ -74,6 +74,12 @@ export interface User {
   createdAt: string;
 }
 
+/** GET /api/auth/status (public): whether sign-up is open and whether any account exists yet. */
+export interface AuthStatus {
+  signupOpen: boolean;
+  hasUsers: boolean;
+}
+
 export interface Project {
   projectId: string;
   name: string;

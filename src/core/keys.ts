@@ -62,8 +62,8 @@ export async function revokeKey(store: Store, projectId: string, keyId: string) 
   return k;
 }
 
-const unauthorized = (message: string) =>
-  new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="waitlist"' });
+// A refused key is a plain 401; the join route adds the Bearer challenge header (src/server/bearer.ts).
+const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** A client's budget of wrong secrets, counted before each bcrypt check (src/server/ratelimit.ts keyGuard). */
 export interface BcryptGuard {

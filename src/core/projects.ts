@@ -50,6 +50,9 @@ export async function createProject(store: Store, userId: string, body: CreatePr
   throw new Error('unreachable: derived slugs never run out');
 }
 
+/** The live project a join addresses by slug (any owner); undefined when unknown or soft-deleted. */
+export const projectForJoin = (store: Store, slug: string): Promise<ProjectRow | undefined> => store.projectBySlug(slug);
+
 export const listProjects = (store: Store, userId: string, page: PageArgs) => store.listProjects(userId, page);
 
 /** The user's live project by id or slug; another user's or a deleted one is 404. */

@@ -44,3 +44,8 @@ export async function userForToken(store: Store, token: string): Promise<UserRow
 export async function endSession(store: Store, token: string): Promise<void> {
   await store.deleteSession(sha256(token));
 }
+
+/** Revokes every session of a user (log out everywhere). */
+export async function endAllSessions(store: Store, userId: string): Promise<void> {
+  await store.deleteUserSessions(userId);
+}

@@ -9,6 +9,7 @@ import { type SurfaceSettings, surfaceSettingsDefaults, surfaceSettingsShape } f
 import type { ProjectRow, ProjectSettingsPatch, Store } from '../db/store.js';
 import { invalidField, notFound } from './errors.js';
 import { getProject } from './projects.js';
+import { asciiDomain } from '../contract/email.js';
 
 /** The settings of the feature layers (events, lifecycle, sign-up surface), kept in one JSON column. */
 export type FeatureSettings = EventSettings & LifecycleSettings & SurfaceSettings;
@@ -100,7 +101,8 @@ let blocklist: Set<string> | undefined;
 export function isDisposableEmail(email: string): boolean {
   // mailchecker's list (~55k domains) loads on first use, only on servers where a project enables it.
   blocklist ??= (createRequire(import.meta.url)('mailchecker') as { blacklist(): Set<string> }).blacklist();
-  let domain = email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+  const raw = email.slice(email.lastIndexOf('@') + 1).trim();
+  let domain = asciiDomain(raw) ?? raw.toLowerCase(); // IDN domains in punycode, as the list has them
   for (;;) {
     if (blocklist.has(domain)) return true;
     const dot = domain.indexOf('.');

@@ -1,4 +1,5 @@
 // Accounts: sign-up (first user, or open sign-up), log-in, and the local admin operations.
+import { domainToASCII, domainToUnicode } from 'node:url';
 import bcrypt from 'bcrypt';
 import type { Store, UserRow } from '../db/store.js';
 import type { LoginBody, SignupBody } from '../contract/schemas.js';
@@ -10,10 +11,28 @@ export const BCRYPT_COST = 10;
 const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', BCRYPT_COST);
 const BAD_LOGIN = 'Invalid email or password';
 
-export const normEmail = (email: string) => email.trim().toLowerCase();
+/**
+ * The form emails are compared by (duplicates, log-in, search): NFC, local part lower-cased, domain in
+ * its lower-case Unicode form whether it came as `müller.de` or `xn--mller-kva.de` (contract/email.ts).
+ */
+export function normEmail(email: string): string {
+  const e = email.trim().normalize('NFC');
+  const at = e.lastIndexOf('@');
+  if (at < 0) return e.toLowerCase();
+  const domain = e.slice(at + 1);
+  const ascii = domainToASCII(domain);
+  const unicode = ascii ? domainToUnicode(ascii) : '';
+  return `${e.slice(0, at).toLowerCase()}@${(unicode || domain.toLowerCase()).normalize('NFC')}`;
+}
 
 const signupClosed = () =>
   new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
+
+/** Whether anyone may sign up now, and whether the server has any account (a fresh one has none). */
+export async function authStatus(store: Store, openSignup: boolean): Promise<{ signupOpen: boolean; hasUsers: boolean }> {
+  const hasUsers = (await store.countUsers()) > 0;
+  return { signupOpen: openSignup || !hasUsers, hasUsers };
+}
 
 /** Creates an account; open when the server has no user yet or `openSignup` is on. */
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {

@@ -173,6 +173,9 @@ export interface Store {
   /** A rate limiter whose counters live where every instance sharing this database sees them. */
   rateLimiter(opts: LimiterOptions): RateLimiterAbstract;
 
+  /** Readiness probe: resolves when the database can take writes now; rejects (DatabaseUnavailableError) otherwise. Cheap. */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }
 

@@ -1,12 +1,13 @@
 // createApp(deps) → a Polka app with every route, ready to mount on any server (tests use port 0).
 import polka, { type Polka } from 'polka';
 import type { Deps, Req } from './context.js';
-import { onError, onNoMatch, send } from './http.js';
+import { onError, onNoMatch } from './http.js';
 import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
 import { checkParams } from './params.js';
 import { authRoutes } from './routes/auth.js';
 import { entryRoutes } from './routes/entries.js';
+import { healthRoutes } from './routes/health.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
@@ -19,7 +20,7 @@ export function createApp(deps: Deps): Polka<Req> {
   if (deps.options.logRequests) app.use(accessLog);
   app.use(checkParams);
   app.use(apiGuard(deps));
-  app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
+  healthRoutes(app, deps);
   joinRoutes(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.

@@ -5,6 +5,7 @@ import type { KeyVerifier } from '../core/keys.js';
 import type { Trust } from './client-ip.js';
 import type { HostPolicy } from './hosts.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
+import type { ReadinessCheck } from './readiness.js';
 
 export interface Req extends Request {
   id?: string;
@@ -38,6 +39,8 @@ export interface Deps {
   authLimiter: AuthLimiter | null;
   /** Host names accepted on /api (DNS-rebinding guard); absent = any. */
   hosts?: HostPolicy;
+  /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
+  readiness?: ReadinessCheck[];
 }
 
 /** The signed-in user of a request that passed requireSession. */

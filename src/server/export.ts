@@ -54,7 +54,11 @@ export function iso(ms: number): string {
  * a second per million rows.
  */
 export function entryJson(e: EntryRow): string {
-  return `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}"}`;
+  return (
+    `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},` +
+    `"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},` +
+    `"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}"}`
+  );
 }
 
 function formatter(format: ExportFormat) {

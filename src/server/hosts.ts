@@ -48,7 +48,7 @@ export class HostPolicy {
     const names = new Set<string>();
     const wildcard = address === '0.0.0.0' || address === '::';
     const loopback = address === '::1' || address.startsWith('127.');
-    if (wildcard || loopback) LOOPBACK.forEach((n) => names.add(n));
+    if (wildcard || loopback) for (const n of LOOPBACK) names.add(n);
     if (!wildcard) names.add(bracket(address.replace(/^::ffff:/, '')));
     if (wildcard) {
       for (const list of Object.values(networkInterfaces())) {

@@ -7,6 +7,7 @@ import { AppError, unavailable } from '../core/errors.js';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
 import { clean, describeError } from './log.js';
+import { logUnavailable } from './outage-log.js';
 import { lonePaths } from './params.js';
 
 export { AppError };
@@ -177,7 +178,7 @@ export function onError(err: unknown, req: Req, res: ServerResponse): void {
   if (err instanceof AppError) return sendError(res, err);
   if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
   if (err instanceof DatabaseUnavailableError) {
-    console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: database unavailable: ${err.message}`);
+    logUnavailable(req.id ?? '-', req.method ?? '-', req.path, err.message);
     return sendError(res, unavailable('The database is unavailable; try again shortly', err.retryAfterSeconds));
   }
   console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error: ${describeError(err)}`);

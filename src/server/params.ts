@@ -24,7 +24,9 @@ export function checkParams(req: Req, _res: ServerResponse, next: NextHandler) {
   }
   const bad = Object.entries(req.query ?? {}).filter(([k, v]) => !storableText(k) || values(v).some((s) => !storableText(s)));
   if (bad.length) {
-    throw validationFailed(bad.map(([k]) => ({ path: storableText(k) ? k : '?', message: 'Must not contain NUL characters or unpaired surrogates' })));
+    throw validationFailed(
+      bad.map(([k]) => ({ path: storableText(k) ? k : '?', message: 'Must not contain NUL characters or unpaired surrogates' })),
+    );
   }
   return next();
 }
@@ -35,7 +37,7 @@ export function lonePaths(value: unknown, path = '', out: string[] = [], depth =
   if (typeof value === 'string') {
     if (!wellFormed(value)) out.push(path);
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => lonePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1));
+    for (const [i, v] of value.entries()) lonePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       const p = path ? `${path}.${k}` : k;

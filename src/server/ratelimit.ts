@@ -42,6 +42,8 @@ export const RATE_LIMIT_DEFAULTS: RateLimitOptions = {
 // Wrong secrets for a real key id only come from tampering; legitimate clients never hit this.
 const BAD_KEY_LIMIT = 20;
 const BAD_KEY_WINDOW_SEC = 60;
+// The dashboard reads the auth status once per page load: a generous per-IP minute budget.
+const STATUS_LIMIT = 120;
 
 /**
  * The address a limit counts against: an IPv4 address, or the /64 network of an IPv6 address (one
@@ -98,8 +100,10 @@ export class AuthLimiter {
   private readonly ipFails: RateLimiterAbstract;
   private readonly signups: RateLimiterAbstract;
   private readonly badKeys: RateLimiterAbstract;
+  private readonly statuses: RateLimiterAbstract;
 
   constructor(store: Store, private readonly o: RateLimitOptions) {
+    this.statuses = store.rateLimiter({ keyPrefix: 'auth-status', points: STATUS_LIMIT, duration: 60 });
     this.fails = store.rateLimiter({ keyPrefix: 'login-fail', points: 1_000_000, duration: 86_400 });
     this.blocks = store.rateLimiter({ keyPrefix: 'login-block', points: 1, duration: 1 });
     this.ipFails = store.rateLimiter({ keyPrefix: 'login-ip', points: o.loginIpLimit, duration: o.loginIpWindowSec });
@@ -156,6 +160,16 @@ export class AuthLimiter {
   async loginSucceeded(emailNorm: string, ip: string): Promise<void> {
     const key = this.pair(emailNorm, ip);
     await Promise.all([this.fails.delete(key), this.blocks.delete(key)]);
+  }
+
+  /** Counts one public auth-status read from an IP, or throws 429. */
+  async status(ip: string): Promise<void> {
+    try {
+      await this.statuses.consume(limitKey(ip));
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      throw limited('Too many requests from this address', 'auth-status', STATUS_LIMIT, 60, e.msBeforeNext);
+    }
   }
 
   /** Counts one sign-up attempt from an IP, or throws 429. */

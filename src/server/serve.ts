@@ -1,7 +1,7 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStore, type DbConfig } from '../db/index.js';
+import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
@@ -27,7 +27,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const hosts = new HostPolicy({ publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
   // One SQLite file, one server: limits and the join batcher live in this process's memory.
   const lock = config.databaseUrl ? undefined : await lockDatabase(config.file);
-  let store;
+  let store: Store;
   try {
     store = await openStore(config);
     await store.checkWritable();

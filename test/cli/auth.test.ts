@@ -1,8 +1,9 @@
 // signup / login / logout / whoami, the credentials file, env-var sessions for CI, exit code 4.
+// In-process against a real server (spawned once); the CI run with an empty HOME is a real process.
 import { statSync, existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
+import { cli, cliJson, cliProcess, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
 
 let srv: TestServer;
 
@@ -70,11 +71,26 @@ describe('signup and login', () => {
     expect(flag.stderr).toContain("unknown option '--password'");
   });
 
-  it('validates sign-up input locally with the contract schema (exit 2)', async () => {
+  it('validates sign-up input locally with the contract schema (exit 2), naming no --password flag', async () => {
     const r = await cli(['signup', '--server', srv.url, '--email', 'not-an-email', '--password-stdin'], { input: 'short' });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('--email');
-    expect(r.stderr).toContain('--password');
+    expect(r.stderr).toContain('--email: Invalid email address');
+    expect(r.stderr).toContain('password: Password must be at least 8 characters');
+    expect(r.stderr).not.toMatch(/--password\b(?!-stdin)/);
+  });
+
+  it('on a terminal, prompts for email and password (twice at sign-up) on stderr', async () => {
+    const home = freshHome();
+    const email = uniqueEmail('prompted');
+    const r = await cli(['signup', '--server', srv.url], { home, tty: true, answers: [email, 'a long password', 'a long password'] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\? Email:\n\? Password:\n\? Repeat password:\n/);
+    expect(r.stdout).toBe('');
+    const mismatch = await cli(['signup', '--server', srv.url], { home: freshHome(), tty: true, answers: [uniqueEmail(), 'a long password', 'another one!'] });
+    expect(mismatch.exitCode).toBe(2);
+    expect(mismatch.stderr).toContain('the passwords do not match');
+    const login = await cli(['login', '--server', srv.url], { home: freshHome(), tty: true, answers: [email, 'a long password'] });
+    expect(login.exitCode, login.stderr).toBe(0);
   });
 });
 
@@ -90,16 +106,27 @@ describe('logout and exit code 4', () => {
     // The token no longer works anywhere, even passed explicitly.
     const again = await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: token } });
     expect(again.exitCode).toBe(4);
-    expect(again.stderr).toContain('waitlist login');
+    expect(again.stderr).toContain('refused the WAITLIST_SESSION token');
   });
 
   it('not logged in: every API command exits 4, prints nothing on stdout and says to log in', async () => {
-    for (const args of [['whoami'], ['project', 'list'], ['key', 'list', '--project', 'x'], ['entry', 'list', '--project', 'x'], ['logout']]) {
+    for (const args of [['whoami'], ['project', 'list'], ['key', 'list', '--project', 'x'], ['entry', 'list', '--project', 'x']]) {
       const r = await cli(args);
       expect(r.exitCode, args.join(' ')).toBe(4);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain('waitlist login');
     }
+  });
+
+  it('logout when logged out succeeds quietly', async () => {
+    const r = await cli(['logout']);
+    expect(r).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect((await cli(['logout', '--json'])).stdout).toBe('null\n');
+    // twice in a row after a real session: the second one has nothing to do
+    const home = freshHome();
+    await cliSignup(srv.url, home);
+    expect((await cli(['logout'], { home })).exitCode).toBe(0);
+    expect(await cli(['logout'], { home })).toEqual({ exitCode: 0, stdout: '', stderr: '' });
   });
 });
 
@@ -108,12 +135,12 @@ describe('CI: WAITLIST_SERVER and WAITLIST_SESSION', () => {
     const home = freshHome();
     const { email } = await cliSignup(srv.url, home);
     const env = { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: storedSession(home), HOME: '', XDG_CONFIG_HOME: '' };
-    const r = await cli(['whoami', '--json'], { env, home: '/nonexistent' });
+    const r = await cliProcess(['whoami', '--json'], { env, home: '/nonexistent' });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ email });
-    const p = await cli(['project', 'create', '--name', 'From CI', '--json'], { env, home: '/nonexistent' });
+    const p = await cliProcess(['project', 'create', '--name', 'From CI', '--json'], { env, home: '/nonexistent' });
     expect(p.exitCode).toBe(0);
-    const e = await cli(['entry', 'export', '--project', JSON.parse(p.stdout).slug, '--format', 'json'], { env, home: '/nonexistent' });
+    const e = await cliProcess(['entry', 'export', '--project', JSON.parse(p.stdout).slug, '--format', 'json'], { env, home: '/nonexistent' });
     expect(e.exitCode).toBe(0);
     expect(JSON.parse(e.stdout)).toEqual([]);
   });
@@ -125,9 +152,20 @@ describe('CI: WAITLIST_SERVER and WAITLIST_SESSION', () => {
     await cliSignup(srv.url, b);
     const asA = await cliJson(['whoami'], { home: b, env: { WAITLIST_SESSION: storedSession(a) } });
     expect(asA.email).toBe(userA.email);
-    // Pointed elsewhere, b's stored session stays home: not logged in there.
+    // Pointed elsewhere, b's stored session stays home, and the message says whose it is.
     const other = await cli(['whoami'], { home: b, env: { WAITLIST_SERVER: 'http://127.0.0.1:9' } });
     expect(other.exitCode).toBe(4);
+    expect(other.stderr).toBe(
+      `error: the stored session belongs to ${srv.url}, not http://127.0.0.1:9: run \`waitlist login --server http://127.0.0.1:9\` (or set WAITLIST_SESSION)\n`,
+    );
+  });
+
+  it('a refused WAITLIST_SESSION says the token was refused (exit 4), not "run waitlist login"', async () => {
+    const r = await cli(['project', 'list'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: 'x'.repeat(43) } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('refused the WAITLIST_SESSION token');
+    expect(r.stderr).not.toContain('waitlist login');
   });
 
   it('an unreachable server is exit 1 with a plain message', async () => {

@@ -1,10 +1,13 @@
-// Runs the built CLI (`node bin/waitlist.js …`) as a process with its own HOME and config directory,
-// so every test has its own credentials file and nothing leaks in from the machine's environment.
+// Runs the CLI for tests. `cli()` runs it in-process: `main()` from the built dist/ with a test
+// CliContext (memory streams, the env given and nothing else, a credentials directory under its own
+// HOME, scripted prompt answers), against a real server over HTTP. `cliProcess()` spawns
+// `node bin/waitlist.js …` for what only a process shows (start-up, signals, exit status, HOME).
 import { execa } from 'execa';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, postJoin, uniqueEmail } from '../helpers/server.js';
+import { PassThrough, Readable } from 'node:stream';
+import { BIN, postJoin, ROOT, uniqueEmail } from '../helpers/server.js';
 
 export interface RunResult {
   exitCode: number;
@@ -21,10 +24,63 @@ export interface CliOptions {
   home?: string;
   env?: Record<string, string>;
   input?: string;
+  /** In-process only: pretend stdin, stdout and stderr are terminals; prompts take `answers` in order. */
+  tty?: boolean;
+  answers?: (string | boolean)[];
 }
 
-/** Runs `waitlist <args>`; never rejects. stdin is a pipe (not a TTY), stdout/stderr are captured. */
+// Imported from dist/ (what bin/waitlist.js runs); loaded once per test file.
+type Dist = {
+  main: typeof import('../../src/cli/main.js').main;
+  fileCredentials: typeof import('../../src/cli/credentials.js').fileCredentials;
+  processContext: typeof import('../../src/cli/io.js').processContext;
+};
+let dist: Promise<Dist> | undefined;
+const loadDist = () =>
+  (dist ??= Promise.all([
+    import(join(ROOT, 'dist/cli/main.js')),
+    import(join(ROOT, 'dist/cli/credentials.js')),
+    import(join(ROOT, 'dist/cli/io.js')),
+  ]).then(([m, c, i]) => ({ main: m.main, fileCredentials: c.fileCredentials, processContext: i.processContext })));
+
+const collect = () => {
+  const s = new PassThrough();
+  let text = '';
+  s.on('data', (c: Buffer) => (text += c.toString()));
+  return { stream: s, text: () => text };
+};
+
+/** Runs `waitlist <args>` in-process; never rejects. stdin is a pipe holding `input` unless `tty`. */
 export async function cli(args: string[], opts: CliOptions = {}): Promise<RunResult> {
+  const { main, fileCredentials, processContext } = await loadDist();
+  const home = opts.home ?? freshHome();
+  const out = collect();
+  const err = collect();
+  const answers = [...(opts.answers ?? [])];
+  const next = (message: string) => {
+    if (!answers.length) throw new Error(`unexpected prompt: ${message}`);
+    err.stream.write(`? ${message}\n`);
+    return answers.shift()!;
+  };
+  const tty = Boolean(opts.tty);
+  const exitCode = await main(['node', 'waitlist', ...args], {
+    io: { stdin: Readable.from([opts.input ?? '']), stdout: out.stream, stderr: err.stream, stdinTty: tty, stdoutTty: tty, stderrTty: tty },
+    env: { ...opts.env },
+    prompter: {
+      input: async (m: string) => String(next(m)),
+      password: async (m: string) => String(next(m)),
+      confirm: async (m: string) => next(m) === true,
+    },
+    credentials: fileCredentials(join(home, '.config', 'waitlist')),
+    client: processContext().client,
+  });
+  await new Promise((r) => setImmediate(r));
+  if (answers.length) throw new Error(`prompts not asked: ${answers.join(', ')}`);
+  return { exitCode, stdout: out.text(), stderr: err.text() };
+}
+
+/** Runs `node bin/waitlist.js <args>` as a process with its own HOME; never rejects. */
+export async function cliProcess(args: string[], opts: Omit<CliOptions, 'tty' | 'answers'> = {}): Promise<RunResult> {
   const home = opts.home ?? freshHome();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',

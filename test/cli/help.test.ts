@@ -1,10 +1,11 @@
 // --help and --version: every command documents itself with examples, and help loads no database,
-// bcrypt or command bodies (subcommands are lazy).
+// bcrypt or command bodies (subcommands are lazy). Version and lazy loading run as processes; the
+// help texts and usage errors in-process.
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/server.js';
-import { cli } from './cli.js';
+import { cli, cliProcess } from './cli.js';
 
 const COMMANDS = [
   ['signup'], ['login'], ['logout'], ['whoami'],
@@ -15,7 +16,7 @@ const COMMANDS = [
 
 describe('help', () => {
   it('--version prints the package version', async () => {
-    const r = await cli(['--version']);
+    const r = await cliProcess(['--version']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
@@ -59,5 +60,14 @@ describe('help', () => {
     expect(r.stderr).toContain("unknown option '--nmae'");
     const none = await cli(['nonsense']);
     expect(none.exitCode).toBe(2);
+  });
+
+  it('a command group without its subcommand shows its usage on stderr, exit 2', async () => {
+    for (const group of [['entry'], ['project'], ['key'], ['admin'], ['admin', 'user']]) {
+      const r = await cli(group);
+      expect(r.exitCode, group.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`Usage: waitlist ${group.join(' ')} [options] [command]`);
+    }
   });
 });

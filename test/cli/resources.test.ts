@@ -90,6 +90,23 @@ describe('project', () => {
   });
 });
 
+describe('delete confirmation on a terminal (in-process prompts)', () => {
+  it('asks with the project named: "no" changes nothing (exit 1), "yes" deletes; a wrong id fails before asking', async () => {
+    const p = await cliJson(['project', 'create', '--name', 'Ask In Process', '--slug', 'ask-in-process'], as());
+    const no = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [false] });
+    expect(no.exitCode).toBe(1);
+    expect(no.stderr).toContain('? Delete project Ask In Process (ask-in-process)?');
+    expect(no.stderr).toContain('cancelled: nothing was deleted');
+    expect(await cliJson(['project', 'get', 'ask-in-process'], as())).toEqual(p);
+    const missing = await cli(['project', 'delete', 'no-such-project'], { home, tty: true });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain('(not_found)');
+    const yes = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [true] });
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect((await cli(['project', 'get', 'ask-in-process'], as())).exitCode).toBe(1);
+  });
+});
+
 describe('key', () => {
   it('create prints the full key once; list/get/update/delete with --json; --project by slug or id', async () => {
     const p = await cliJson(['project', 'create', '--name', 'Keyed', '--slug', 'keyed'], as());
@@ -124,13 +141,16 @@ describe('key', () => {
     expect(await cliJson(['key', 'list', '--project', 'keyed'], as())).toEqual([]);
   });
 
-  it('TSV of key create carries the key; a missing --project is a usage error', async () => {
+  it('key create shows the documented columns (every key column, then KEY); a missing --project is a usage error', async () => {
     await cliJson(['project', 'create', '--name', 'Keyed Two', '--slug', 'keyed-two'], as());
     const r = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'ci'], as());
     expect(r.exitCode).toBe(0);
     const cells = r.stdout.trimEnd().split('\t');
-    expect(cells[0]).toMatch(/^key_/);
-    expect(cells[3]).toMatch(/^wl_/);
+    expect(cells).toEqual([expect.stringMatching(/^key_/), 'ci', expect.stringMatching(/^wl_/), expect.stringMatching(/^\d{4}-/), '', expect.stringMatching(/^wl_/)]);
+    expect(cells[5]!.startsWith(cells[2]!)).toBe(true);
+    const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
+    expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KEY +│/);
+    expect(table.stdout).toMatch(/│ never +│ wl_/);
     const missing = await cli(['key', 'list'], as());
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('--project');

@@ -12,8 +12,8 @@ const hasScript = existsSync('/usr/bin/script');
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs `waitlist <args>` on a pty; answers each prompt (regex on the output so far) with its text. */
-async function onTty(home: string, args: string[], answers: [RegExp, string][] = []) {
-  const cmd = ['node', BIN, ...args].map(quote).join(' ');
+async function onTty(home: string, args: string[], answers: [RegExp, string][] = [], redirect = '') {
+  const cmd = ['node', BIN, ...args].map(quote).join(' ') + redirect;
   const p = execa('script', ['-qefc', cmd, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TERM: 'xterm', NO_COLOR: '1' },
     extendEnv: false,
@@ -81,6 +81,23 @@ describe.runIf(hasScript)('on a terminal', () => {
     expect(r.exitCode).toBe(0);
     expect(r.output).toMatch(/┌─+┬/);
     expect(r.output).toMatch(/│ PROJECT ID +│ NAME +│ SLUG +│ CREATED +│/);
+  });
+
+  it('the operator password prompt draws on the terminal (stderr) while stdout goes to a file', async () => {
+    const out = join(home, 'admin-out.txt');
+    const r = await onTty(
+      home,
+      ['admin', 'user', 'add', '--email', 'tty-op@example.com', '--db', srv.dbFile],
+      [
+        [/Password:/, 'operator password\r'],
+        [/Repeat password:/, 'operator password\r'],
+      ],
+      ` > ${quote(out)}`,
+    );
+    expect(r.answered).toBe(2);
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^Created user tty-op@example\.com \(usr_\w+\) in \//);
+    expect(readFileSync(out, 'utf8')).not.toContain('Password');
   });
 
   it('export to a file draws progress on the terminal and writes only data to the file', async () => {

@@ -18,6 +18,8 @@ if (!HAVE_CHROMIUM) {
 }
 // Each run saves its screenshots under test-results/ (ignored by git); WAITLIST_SCREENSHOTS=docs
 // refreshes the ones the README shows, in docs/screenshots.
+// page.evaluate callbacks run in the browser: the little of the DOM they read (the test files compile without lib.dom).
+declare const document: { activeElement: { textContent: string | null } | null; documentElement: { scrollWidth: number } };
 const SHOTS = join(ROOT, process.env.WAITLIST_SCREENSHOTS === 'docs' ? 'docs/screenshots' : 'test-results/screenshots');
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
@@ -77,14 +79,14 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     const csp = res!.headers()['content-security-policy']!;
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Log in');
+    // A brand-new server has no account: the dashboard opens on sign-up, not on "Log in".
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Create the first account');
     const nf = await fetch(srv.url + '/projects');
     expect(nf.status).toBe(404);
     expect(await nf.json()).toMatchObject({ status: 'error', error: { code: 'not_found' } });
   });
 
   it('signs up the first user', async () => {
-    await page.getByRole('link', { name: 'Create the first account' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await shot('signup');
@@ -255,6 +257,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
       await other.getByLabel('Email').fill('from-landing@example.com');
       await other.getByRole('button', { name: 'Join the waitlist' }).click();
       await other.getByRole('status').filter({ hasText: /already/i }).waitFor();
+      // A refused field shows the server's per-field words, not a bare "Validation failed".
+      await other.getByLabel('Email').fill('long-name@example.com');
+      await other.getByLabel('Name').fill('x'.repeat(201));
+      await other.getByRole('button', { name: 'Join the waitlist' }).click();
+      await other.getByRole('status').filter({ hasText: 'Name must be at most 200 characters' }).waitFor();
+      expect(await other.getByRole('status').textContent()).not.toContain('Validation failed');
     } finally {
       await other.close();
       landing.close();

@@ -2,7 +2,7 @@
 // value (emails, token hashes, search terms) in their message; the log line must not.
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
-import { describeError } from '../../dist/server/log.js';
+import { describeError } from '../../src/server/log.js';
 
 describe('describeError', () => {
   it('keeps the query and the driver error, drops the parameters', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSocket } from '../helpers/raw.js';
-import { BIN, cleanup, Client, postJoin, projectWithKey, ROOT, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { BIN, cleanup, postJoin, projectWithKey, ROOT, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
 const dirs: string[] = [];
@@ -31,9 +31,12 @@ async function serve(opts: Parameters<typeof startServer>[0] = {}) {
 async function holdWriteLock(dbFile: string) {
   const child = execa(
     'node',
-    ['-e', `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(dbFile)}); d.exec('BEGIN IMMEDIATE');
+    [
+      '-e',
+      `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(dbFile)}); d.exec('BEGIN IMMEDIATE');
       d.prepare("INSERT INTO search_state (k, v) VALUES ('held', 1) ON CONFLICT (k) DO UPDATE SET v = v + 1").run();
-      console.log('locked'); setInterval(() => {}, 1000);`],
+      console.log('locked'); setInterval(() => {}, 1000);`,
+    ],
     { cwd: ROOT, reject: false, buffer: false },
   );
   await new Promise<void>((resolve, reject) => {
@@ -144,7 +147,11 @@ describe.skipIf(!isRoot)('#9 read-only database file, full disk (needs root: cha
       return; // the file system has no immutable flag: nothing to test here
     }
     try {
-      const r = await execa('node', [BIN, 'serve', '--port', '0'], { env: { ...srv.dbEnv, DATABASE_URL: '' }, reject: false, timeout: 20_000 });
+      const r = await execa('node', [BIN, 'serve', '--port', '0'], {
+        env: { ...srv.dbEnv, DATABASE_URL: '' },
+        reject: false,
+        timeout: 20_000,
+      });
       expect(r.exitCode).not.toBe(0);
       expect(r.stdout).not.toMatch(/listening on/);
       expect(r.stderr).toMatch(/not writable|read-only|readonly/i);

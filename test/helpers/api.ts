@@ -1,9 +1,8 @@
 // Assertions shared by the server tests: envelope shape, secret scanning over every collected
 // response, raw HTTP (chunked bodies, exact headers) and the admin CLI.
-import { execa } from 'execa';
 import { request } from 'node:http';
 import { expect } from 'vitest';
-import { BIN, responseLog, type Res, type TestServer } from './server.js';
+import { responseLog, type Res, type TestServer } from './server.js';
 
 export const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_CREATE = /^\/api\/project\/[^/]+\/apikey\/?$/;
@@ -115,12 +114,9 @@ export function raw(
   });
 }
 
-/** Runs `waitlist admin …` against the server's database. */
-export function admin(srv: Pick<TestServer, 'dbEnv'>, args: string[], input?: string) {
-  return execa('node', [BIN, 'admin', ...args], {
-    env: { ...srv.dbEnv, ...(srv.dbEnv.DATABASE_URL ? {} : { DATABASE_URL: '' }) },
-    input: input ?? '',
-    reject: false,
-    all: true,
-  });
+/** Runs `waitlist admin …` in-process against the server's database (env = the server's db env only). */
+export async function admin(srv: Pick<TestServer, 'dbEnv'>, args: string[], input?: string) {
+  const { cli } = await import('../cli/cli.js');
+  const r = await cli(['admin', ...args], { env: srv.dbEnv, input: input ?? '' });
+  return { ...r, all: r.stdout + r.stderr };
 }

@@ -2,7 +2,7 @@
 // get, update (name/metadata only), soft delete then re-join, and streaming export in three formats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;

@@ -188,8 +188,7 @@ describe('#11 search folds case the same way on both databases', () => {
 });
 
 describe('#11 lone UTF-16 surrogates', () => {
-  const join = (json: string) =>
-    new Client(srv.url).post(`/v1/waitlist/${p.slug}/join`, json, { authorization: `Bearer ${p.key}` });
+  const join = (json: string) => new Client(srv.url).post(`/v1/waitlist/${p.slug}/join`, json, { authorization: `Bearer ${p.key}` });
 
   it.each([
     ['name', `{"email":"s1@example.com","name":"A\\ud800B"}`],

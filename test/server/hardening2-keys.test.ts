@@ -48,7 +48,7 @@ describe('bad-key flood', () => {
     }
     // Once the flood is over (its bucket refilled), the attacked key itself works: never a 401 for it.
     await new Promise((r) => setTimeout(r, 1500));
-    let ok;
+    let ok: Awaited<ReturnType<typeof postJoin>> | undefined;
     for (let i = 0; i < 10; i++) {
       ok = await postJoin(srv.url, attacker.slug, attacker.key, { email: uniqueEmail() }, from('192.0.2.200'));
       if (ok.status !== 503) break;

@@ -1,7 +1,7 @@
 // API keys: the full value only at create, prefix, rename, revoke (404 afterwards, 401 at join).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;

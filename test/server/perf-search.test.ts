@@ -58,7 +58,7 @@ function expected(needle?: string): string[] {
 }
 
 async function page(params: Record<string, string | number>) {
-  const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]));
   const r = await owner.get(`/api/project/${project.projectId}/waitlist?${qs}`);
   expect(r.status).toBe(200);
   return r.body.data as { items: { email: string }[]; total: number; totalPages: number; page: number; limit: number };

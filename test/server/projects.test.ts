@@ -1,7 +1,7 @@
 // Projects: create (slug derivation and rules), get, list, update (name only), soft delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;

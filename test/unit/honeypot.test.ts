@@ -20,6 +20,7 @@ describe('honeypot names', () => {
   });
 
   it('ordinary names stay allowed', () => {
-    for (const name of ['website', 'url', 'company_fax', 'ValueOf']) expect(projectSettingsBody.safeParse({ honeypotField: name }).success).toBe(true);
+    for (const name of ['website', 'url', 'company_fax', 'ValueOf'])
+      expect(projectSettingsBody.safeParse({ honeypotField: name }).success).toBe(true);
   });
 });

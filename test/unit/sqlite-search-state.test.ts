@@ -22,7 +22,9 @@ describe('SQLite search state', () => {
     const store = openSqliteStore(file);
     await store.insertUser({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 });
     for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject({ id, userId: 'usr_1', name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1, deletedAt: null });
+      await store.insertProject({ id, userId: 'usr_1', name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1, deletedAt: null,
+        allowedOrigins: null, blockDisposable: false, honeypotField: null, settings: '{}',
+      });
     }
     const peek = new Database(file, { readonly: true });
     const state = () => ({

@@ -1,9 +1,9 @@
 // The dashboard's only way to the server: the public management API on the same origin, same session
 // cookie. Every error envelope becomes an ApiError whose message is meant for people.
-import type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User } from '../../src/contract/types.js';
+import type { ApiKey, AuthStatus, CreatedApiKey, Entry, Issue, Page, Project, Stats, User } from '../../src/contract/types.js';
 import { ApiError as BaseApiError } from '../../src/client/index.js';
 
-export type { ApiKey, CreatedApiKey, Entry, Issue, Page, Project, Stats, User };
+export type { ApiKey, AuthStatus, CreatedApiKey, Entry, Issue, Page, Project, Stats, User };
 
 /** The CLI client's error (status, code, message, issues), plus a display form for the dashboard. */
 export class ApiError extends BaseApiError {
@@ -30,6 +30,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     throw new ApiError(0, 'network', 'Cannot reach the server. Check that it is running and try again.');
   }
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed body is read field by field with optional chaining below
   let env: any;
   try {
     env = await res.json();
@@ -52,6 +53,7 @@ const qs = (q: Record<string, string | number | undefined>) => {
 
 export const api = {
   me: () => request<User>('GET', '/api/auth/me'),
+  authStatus: () => request<AuthStatus>('GET', '/api/auth/status'),
   signup: (b: { email: string; password: string; name?: string }) => request<User>('POST', '/api/auth/signup', b),
   login: (b: { email: string; password: string }) => request<User>('POST', '/api/auth/login', b),
   logout: () => request<unknown>('POST', '/api/auth/logout'),

@@ -1,5 +1,5 @@
 // The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler, type User } from './api.js';
 import { AuthPage } from './pages/Auth.js';
@@ -10,12 +10,18 @@ import './style.css';
 
 function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  // A brand-new server (no account yet) opens on "Create the first account", not on "Log in".
+  const [firstAccount, setFirstAccount] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const route = useHashRoute();
 
   useEffect(() => {
     setUnauthorizedHandler(() => setUser(null));
-    api.me().then(setUser, () => setUser(null));
+    api.me().then(setUser, async () => {
+      const status = await api.authStatus().catch(() => null);
+      setFirstAccount(status?.hasUsers === false);
+      setUser(null);
+    });
   }, []);
 
   // Move focus to the new page's heading so keyboard and screen-reader users land on it (not on a
@@ -37,9 +43,10 @@ function App() {
 
   if (user === undefined) return <p class="loading">Loading…</p>;
 
-  let page;
+  let page: JSX.Element;
   if (!user) {
-    page = <AuthPage mode={route[0] === 'signup' ? 'signup' : 'login'} onSignedIn={(u) => (setUser(u), go('/projects'))} />;
+    const mode = route[0] === 'signup' || (firstAccount && route[0] !== 'login') ? 'signup' : 'login';
+    page = <AuthPage mode={mode} first={firstAccount} onSignedIn={(u) => (setFirstAccount(false), setUser(u), go('/projects'))} />;
   } else if (route[0] === 'projects' && route[1]) {
     page = <ProjectPage projectId={route[1]} tab={route[2] ?? 'entries'} />;
   } else {
@@ -48,6 +55,7 @@ function App() {
 
   return (
     <>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link; the click moves focus without touching the hash route */}
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>

@@ -1,9 +1,10 @@
 // `waitlist admin …`: local operator commands working directly on the server's database.
 import type { Command } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
+import type { CliContext } from '../io.js';
 
-export function registerAdmin(program: Command) {
-  const admin = program.command('admin').description('Operator commands that work directly on the database (--db / --database-url)');
+export function registerAdmin(program: Command, ctx: CliContext) {
+  const admin = program.command('admin').description('Operator commands that work directly on an existing database (--db / --database-url); never create one');
   const user = admin.command('user').description('Manage accounts');
 
   addDbOptions(
@@ -13,9 +14,10 @@ export function registerAdmin(program: Command) {
       .requiredOption('--email <email>', 'email address')
       .option('--name <name>', 'display name')
       .option('--password-stdin', 'read the password from standard input'),
+    ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ printf %s "$PASSWORD" | waitlist admin user add --email ops@example.com --password-stdin')
-    .action(async (opts) => (await import('./admin-run.js')).addUser(dbConfig(opts), opts));
+    .action(async (opts) => (await import('./admin-run.js')).addUser(ctx, dbConfig(opts), opts));
 
   addDbOptions(
     user
@@ -23,12 +25,13 @@ export function registerAdmin(program: Command) {
       .description("Set a new password for an account and end all of its sessions")
       .requiredOption('--email <email>', 'email address')
       .option('--password-stdin', 'read the password from standard input'),
+    ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ waitlist admin user reset-password --email ops@example.com')
-    .action(async (opts) => (await import('./admin-run.js')).resetPassword(dbConfig(opts), opts));
+    .action(async (opts) => (await import('./admin-run.js')).resetPassword(ctx, dbConfig(opts), opts));
 
   const project = admin.command('project').description('Manage projects across all users');
-  addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'))
+  addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'), ctx.env)
     .addHelpText('after', '\nExample:\n  $ waitlist admin project restore prj_01JD3X…')
-    .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(dbConfig(opts), projectId));
+    .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(ctx, dbConfig(opts), projectId));
 }

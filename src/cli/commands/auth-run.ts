@@ -1,11 +1,11 @@
 // Bodies of signup, login, logout and whoami, loaded only when one runs.
-import { ApiError, WaitlistClient } from '../../client/index.js';
+import { ApiError, type WaitlistClient } from '../../client/index.js';
 import { loginBody, signupBody } from '../../contract/schemas.js';
 import type { User } from '../../contract/types.js';
-import { clearSession, credentialsPath, resolveCredentials, saveCredentials } from '../config.js';
-import { interactive, notLoggedIn, output, promptContext, sessionClient, userAgent, validate, type JsonOpt } from '../context.js';
-import { CliError, EXIT } from '../main.js';
-import { readStdin } from '../password.js';
+import { resolveCredentials } from '../credentials.js';
+import { type CliContext, interactive, type JsonOpt, output, sessionClient, validate } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { PASSWORD_LABEL, readPassword } from '../password.js';
 
 interface LoginOpts extends JsonOpt {
   server?: string;
@@ -13,50 +13,36 @@ interface LoginOpts extends JsonOpt {
   passwordStdin?: boolean;
 }
 
-async function askEmail(given: string | undefined): Promise<string> {
+async function askEmail(ctx: CliContext, given: string | undefined): Promise<string> {
   if (given) return given;
-  if (!interactive()) throw new CliError('--email is required when not running on a terminal', EXIT.usage);
-  const { input } = await import('@inquirer/prompts');
-  return input({ message: 'Email:', required: true }, promptContext());
-}
-
-async function askPassword(fromStdin: boolean | undefined, repeat: boolean): Promise<string> {
-  if (fromStdin) return readStdin();
-  if (!interactive()) {
-    throw new CliError('no password: pipe it in with --password-stdin when not running on a terminal', EXIT.usage);
-  }
-  const { password } = await import('@inquirer/prompts');
-  const first = await password({ message: 'Password:', mask: '*' }, promptContext());
-  if (repeat && (await password({ message: 'Repeat password:', mask: '*' }, promptContext())) !== first) {
-    throw new CliError('the passwords do not match', EXIT.usage);
-  }
-  return first;
+  if (!interactive(ctx)) throw new CliError('--email is required when not running on a terminal', EXIT.usage);
+  return ctx.prompter.input('Email:');
 }
 
 /** Stores the new session and tells the user where they are logged in. */
-async function loggedIn(client: WaitlistClient, user: User, opts: JsonOpt, verb: string) {
-  await saveCredentials({ server: client.server, session: client.session!, email: user.email });
-  const out = output(opts);
+async function loggedIn(ctx: CliContext, client: WaitlistClient, user: User, opts: JsonOpt, verb: string) {
+  await ctx.credentials.save({ server: client.server, session: client.session!, email: user.email });
+  const out = output(ctx, opts);
   out.success(`${verb} to ${client.server} as ${user.email}`);
   if (out.mode === 'json') out.json(user);
 }
 
-export async function signup(opts: LoginOpts & { name?: string }) {
-  const { server } = await resolveCredentials(opts.server);
-  const email = await askEmail(opts.email);
-  const password = await askPassword(opts.passwordStdin, true);
-  const body = validate(signupBody, { email, password, ...(opts.name !== undefined ? { name: opts.name } : {}) });
-  const client = new WaitlistClient({ server, userAgent: userAgent() });
-  await loggedIn(client, await client.signup(body), opts, 'Signed up and logged in');
+export async function signup(ctx: CliContext, opts: LoginOpts & { name?: string }) {
+  const { server } = await resolveCredentials(ctx.credentials, ctx.env, opts.server);
+  const email = await askEmail(ctx, opts.email);
+  const password = await readPassword(ctx, opts.passwordStdin, true);
+  const body = validate(signupBody, { email, password, ...(opts.name !== undefined ? { name: opts.name } : {}) }, PASSWORD_LABEL);
+  const client = ctx.client({ server });
+  await loggedIn(ctx, client, await client.signup(body), opts, 'Signed up and logged in');
 }
 
-export async function login(opts: LoginOpts) {
-  const creds = await resolveCredentials(opts.server);
-  const email = await askEmail(opts.email);
-  const password = await askPassword(opts.passwordStdin, false);
-  const body = validate(loginBody, { email, password });
+export async function login(ctx: CliContext, opts: LoginOpts) {
+  const creds = await resolveCredentials(ctx.credentials, ctx.env, opts.server);
+  const email = await askEmail(ctx, opts.email);
+  const password = await readPassword(ctx, opts.passwordStdin, false);
+  const body = validate(loginBody, { email, password }, PASSWORD_LABEL);
   // Sending the stored session (same server only) lets the server end it: no stale session left behind.
-  const client = new WaitlistClient({ server: creds.server, session: creds.source === 'file' ? creds.session : undefined, userAgent: userAgent() });
+  const client = ctx.client({ server: creds.server, session: creds.source === 'file' ? creds.session : undefined });
   let user: User;
   try {
     user = await client.login(body);
@@ -65,33 +51,36 @@ export async function login(opts: LoginOpts) {
     if (err instanceof ApiError && err.status === 401) throw new CliError(`${err.message} (${err.code})`, EXIT.error);
     throw err;
   }
-  await loggedIn(client, user, opts, 'Logged in');
+  await loggedIn(ctx, client, user, opts, 'Logged in');
 }
 
-export async function logout(opts: JsonOpt) {
-  const creds = await resolveCredentials();
-  if (!creds.session) throw notLoggedIn();
-  const client = new WaitlistClient({ server: creds.server, session: creds.session, userAgent: userAgent() });
-  const out = output(opts);
+/** Ends the session on the server and forgets it; with no session there is nothing to do (exit 0). */
+export async function logout(ctx: CliContext, opts: JsonOpt) {
+  const creds = await resolveCredentials(ctx.credentials, ctx.env);
+  const out = output(ctx, opts);
+  if (!creds.session) {
+    if (out.mode === 'json') out.json(null);
+    return;
+  }
+  const client = ctx.client({ server: creds.server, session: creds.session });
   try {
     await client.logout();
   } catch (err) {
     // Already expired or revoked: there is nothing left to end on the server.
     if (!(err instanceof ApiError && err.status === 401)) throw err;
   }
-  if (creds.source === 'file') await clearSession();
+  if (creds.source === 'file') await ctx.credentials.clearSession();
   out.success(`Logged out of ${creds.server}${creds.source === 'env' ? ' (the WAITLIST_SESSION token is revoked)' : ''}`);
   if (out.mode === 'json') out.json(null);
 }
 
-export async function whoami(opts: JsonOpt) {
-  const client = await sessionClient();
+export async function whoami(ctx: CliContext, opts: JsonOpt) {
+  const client = await sessionClient(ctx);
   const user = await client.me();
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.item(user);
   if (out.mode === 'table') {
-    const creds = await resolveCredentials();
-    const from = creds.source === 'env' ? 'WAITLIST_SESSION' : await credentialsPath();
+    const from = ctx.session?.source === 'env' ? 'WAITLIST_SESSION' : await ctx.credentials.path();
     out.info(out.errColor.dim(`Logged in to ${client.server} (session from ${from})`));
   }
 }

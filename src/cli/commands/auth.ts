@@ -1,10 +1,11 @@
 // `waitlist signup | login | logout | whoami`: accounts and the stored session.
 import type { Command } from 'commander';
 import { examples, nonEmpty, serverUrl, withJson } from '../options.js';
+import type { CliContext } from '../io.js';
 
 const run = () => import('./auth-run.js');
 
-export function registerAuth(program: Command) {
+export function registerAuth(program: Command, ctx: CliContext) {
   examples(
     withJson(
       program
@@ -19,7 +20,7 @@ export function registerAuth(program: Command) {
       'waitlist signup --server http://127.0.0.1:8080          # prompts for email and password',
       'printf %s "$PASSWORD" | waitlist signup --email me@example.com --name Me --password-stdin',
     ],
-  ).action(async (opts) => (await run()).signup(opts));
+  ).action(async (opts) => (await run()).signup(ctx, opts));
 
   examples(
     withJson(
@@ -35,15 +36,15 @@ export function registerAuth(program: Command) {
       'waitlist login --server https://waitlist.example.com --email me@example.com',
       'printf %s "$PASSWORD" | waitlist login --email me@example.com --password-stdin',
     ],
-  ).action(async (opts) => (await run()).login(opts));
+  ).action(async (opts) => (await run()).login(ctx, opts));
 
   examples(
     withJson(program.command('logout').description('End the session on the server and delete the stored one')),
     ['waitlist logout'],
-  ).action(async (opts) => (await run()).logout(opts));
+  ).action(async (opts) => (await run()).logout(ctx, opts));
 
   examples(
     withJson(program.command('whoami').description('Show the logged-in user and the server')),
     ['waitlist whoami', 'waitlist whoami --json | jq -r .email'],
-  ).action(async (opts) => (await run()).whoami(opts));
+  ).action(async (opts) => (await run()).whoami(ctx, opts));
 }

@@ -2,9 +2,10 @@
 import { updateEntryBody, type ExportFormat } from '../../contract/schemas.js';
 import type { Entry } from '../../contract/types.js';
 import { entryColumns } from '../columns.js';
-import { confirmDelete, output, sessionClient, validate, type JsonOpt } from '../context.js';
-import { CliError, EXIT } from '../main.js';
-import { tsvRow } from '../output.js';
+import { type CliContext, confirmDelete, output, sessionClient, validate, type JsonOpt } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { type Output, tsvRow } from '../output.js';
+import type { WaitlistClient } from '../../client/index.js';
 
 interface ProjectOpt extends JsonOpt {
   project: string;
@@ -17,9 +18,9 @@ interface ListOpts extends ProjectOpt {
   all?: boolean;
 }
 
-export async function listEntries(opts: ListOpts) {
-  const client = await sessionClient();
-  const out = output(opts);
+export async function listEntries(ctx: CliContext, opts: ListOpts) {
+  const client = await sessionClient(ctx);
+  const out = output(ctx, opts);
   if (!opts.all) {
     const page = await client.listEntries(opts.project, { page: opts.page, limit: opts.limit, search: opts.search });
     out.list(page.items, entryColumns, page.total === 0 ? 'No entries' : `No entries on page ${page.page}`);
@@ -32,7 +33,7 @@ export async function listEntries(opts: ListOpts) {
 }
 
 /** --all: pages are printed as they arrive for JSON and TSV (a table needs every row first). */
-async function listAll(client: Awaited<ReturnType<typeof sessionClient>>, opts: ListOpts, out: ReturnType<typeof output>) {
+async function listAll(client: WaitlistClient, opts: ListOpts, out: Output) {
   const seen = new Set<string>(); // an entry joining meanwhile shifts pages by one: never print a row twice
   const rows: Entry[] = [];
   let printed = 0;
@@ -58,12 +59,12 @@ async function listAll(client: Awaited<ReturnType<typeof sessionClient>>, opts: 
   }
 }
 
-export async function getEntry(entryId: string, opts: ProjectOpt) {
-  const client = await sessionClient();
-  output(opts).item(await client.getEntry(opts.project, entryId));
+export async function getEntry(ctx: CliContext, entryId: string, opts: ProjectOpt) {
+  const client = await sessionClient(ctx);
+  output(ctx, opts).item(await client.getEntry(opts.project, entryId));
 }
 
-export async function updateEntry(entryId: string, opts: ProjectOpt & { name?: string; metadata?: Record<string, unknown> }) {
+export async function updateEntry(ctx: CliContext, entryId: string, opts: ProjectOpt & { name?: string; metadata?: Record<string, unknown> }) {
   if (opts.name === undefined && opts.metadata === undefined) {
     throw new CliError('nothing to change: give --name and/or --metadata', EXIT.usage);
   }
@@ -71,18 +72,18 @@ export async function updateEntry(entryId: string, opts: ProjectOpt & { name?: s
     ...(opts.name !== undefined ? { name: opts.name } : {}),
     ...(opts.metadata !== undefined ? { metadata: opts.metadata } : {}),
   });
-  const client = await sessionClient();
+  const client = await sessionClient(ctx);
   const e = await client.updateEntry(opts.project, entryId, body);
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.success(`Updated entry ${e.entryId} (${e.email})`);
   out.item(e);
 }
 
-export async function deleteEntry(entryId: string, opts: ProjectOpt & { yes?: boolean }) {
-  const client = await sessionClient();
-  await confirmDelete(`entry ${entryId} of project ${opts.project}`, opts.yes);
+export async function deleteEntry(ctx: CliContext, entryId: string, opts: ProjectOpt & { yes?: boolean }) {
+  const client = await sessionClient(ctx);
+  await confirmDelete(ctx, `entry ${entryId} of project ${opts.project}`, opts.yes);
   const e = await client.deleteEntry(opts.project, entryId);
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.success(`Deleted entry ${e.entryId} (${e.email}); that email may join again`);
   if (out.mode === 'json') out.json(e);
 }
@@ -96,9 +97,9 @@ export function exportFormat(format: string | undefined, file: string | undefine
   return 'json';
 }
 
-export async function exportEntries(opts: { project: string; format?: string; output?: string; search?: string }) {
+export async function exportEntries(ctx: CliContext, opts: { project: string; format?: string; output?: string; search?: string }) {
   const format = exportFormat(opts.format, opts.output);
-  const client = await sessionClient();
+  const client = await sessionClient(ctx);
   const { runExport } = await import('./export-run.js');
-  await runExport(client, { project: opts.project, format, search: opts.search, file: opts.output });
+  await runExport(ctx, client, { project: opts.project, format, search: opts.search, file: opts.output });
 }

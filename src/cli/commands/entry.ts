@@ -1,10 +1,11 @@
 // `waitlist entry list | get | update | delete | export --project P`.
 import { Option, type Command } from 'commander';
 import { examples, formatOption, PAGE_LIMIT_MAX, intValue, jsonObjectValue, withJson, withProject, withYes } from '../options.js';
+import type { CliContext } from '../io.js';
 
 const run = () => import('./entry-run.js');
 
-export function registerEntry(program: Command) {
+export function registerEntry(program: Command, ctx: CliContext) {
   const entry = program
     .command('entry')
     .description("Manage a project's waitlist entries (subscribers)")
@@ -28,11 +29,11 @@ export function registerEntry(program: Command) {
       "waitlist entry list --project my-app --all --json | jq -r '.[].email'",
       'waitlist entry list --project my-app --all | cut -f2        # TSV when piped: id, email, name, …',
     ],
-  ).action(async (opts) => (await run()).listEntries(opts));
+  ).action(async (opts) => (await run()).listEntries(ctx, opts));
 
   examples(withJson(withProject(entry.command('get').argument('<entryId>', 'the entry id (ent_…)').description('Show one entry with its metadata'))), [
     'waitlist entry get ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
-  ]).action(async (entryId: string, opts) => (await run()).getEntry(entryId, opts));
+  ]).action(async (entryId: string, opts) => (await run()).getEntry(ctx, entryId, opts));
 
   examples(
     withJson(
@@ -49,12 +50,12 @@ export function registerEntry(program: Command) {
       'waitlist entry update ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --name "Ada Lovelace"',
       'waitlist entry update ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --metadata \'{"plan":"pro","invited":true}\'',
     ],
-  ).action(async (entryId: string, opts) => (await run()).updateEntry(entryId, opts));
+  ).action(async (entryId: string, opts) => (await run()).updateEntry(ctx, entryId, opts));
 
   examples(
     withYes(withJson(withProject(entry.command('delete').argument('<entryId>', 'the entry id (ent_…)').description('Soft-delete an entry (the email may join again)')))),
     ['waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
-  ).action(async (entryId: string, opts) => (await run()).deleteEntry(entryId, opts));
+  ).action(async (entryId: string, opts) => (await run()).deleteEntry(ctx, entryId, opts));
 
   examples(
     withProject(
@@ -70,5 +71,5 @@ export function registerEntry(program: Command) {
       'waitlist entry export --project my-app --format ndjson | jq -c .',
       'waitlist entry export --project my-app --format json > subscribers.json',
     ],
-  ).action(async (opts) => (await run()).exportEntries(opts));
+  ).action(async (opts) => (await run()).exportEntries(ctx, opts));
 }

@@ -7,8 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { WaitlistClient } from '../../client/index.js';
 import type { ExportFormat } from '../../contract/schemas.js';
-import { CliError, EXIT } from '../main.js';
-import { humanBytes, Output } from '../output.js';
+import { type CliContext, output } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { humanBytes, type Output } from '../output.js';
 
 /** Lines that are not entries: json has `[`…`]` around them, csv a header row. */
 const FRAMING_LINES: Record<ExportFormat, number> = { json: 2, csv: 1, ndjson: 0 };
@@ -34,7 +35,8 @@ function progressBar(err: Output, counter: Counter, format: ExportFormat, total:
       const frac = Math.min(1, rows / known);
       const width = 24;
       const filled = Math.round(frac * width);
-      line = `${err.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)} ${(frac * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')}/${known.toLocaleString('en')} entries, ${humanBytes(counter.bytes)}`;
+      const bar = `${err.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)}`;
+      line = `${bar} ${(frac * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')}/${known.toLocaleString('en')} entries, ${humanBytes(counter.bytes)}`;
     }
     err.err.write(`\r\x1b[K${line}`);
   };
@@ -54,9 +56,9 @@ export interface ExportOptions {
 }
 
 /** Streams the export; resolves with the number of entries written. */
-export async function runExport(client: WaitlistClient, opts: ExportOptions): Promise<number> {
-  const out = new Output();
-  const showProgress = out.stderrTty && !(opts.file === undefined && process.stdout.isTTY);
+export async function runExport(ctx: CliContext, client: WaitlistClient, opts: ExportOptions): Promise<number> {
+  const out = output(ctx);
+  const showProgress = out.stderrTty && !(opts.file === undefined && ctx.io.stdoutTty);
   // The total (for the bar) is a cheap count; the export does not wait for it.
   const total = showProgress
     ? client.listEntries(opts.project, { limit: 1, search: opts.search }).then((p) => p.total, () => undefined)
@@ -65,7 +67,7 @@ export async function runExport(client: WaitlistClient, opts: ExportOptions): Pr
   const res = await client.exportEntries(opts.project, { format: opts.format, search: opts.search });
   if (!res.body) throw new CliError('the server sent an empty export', EXIT.error);
   const counter = new Counter();
-  const dest: Writable = opts.file ? createWriteStream(opts.file) : process.stdout;
+  const dest = (opts.file ? createWriteStream(opts.file) : ctx.io.stdout) as Writable;
   const stop = showProgress ? progressBar(out, counter, opts.format, total) : () => {};
   try {
     await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), counter, dest, { end: Boolean(opts.file) });

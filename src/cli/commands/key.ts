@@ -1,10 +1,11 @@
 // `waitlist key list | get | create | update | delete --project P`.
 import type { Command } from 'commander';
 import { examples, nonEmpty, withJson, withProject, withYes } from '../options.js';
+import type { CliContext } from '../io.js';
 
 const run = () => import('./key-run.js');
 
-export function registerKey(program: Command) {
+export function registerKey(program: Command, ctx: CliContext) {
   const key = program
     .command('key')
     .description("Manage a project's API keys (publishable: they can only add subscribers)")
@@ -13,11 +14,11 @@ export function registerKey(program: Command) {
   examples(withJson(withProject(key.command('list').description("List a project's live keys (every page)"))), [
     'waitlist key list --project my-app',
     "waitlist key list --project my-app --json | jq -r '.[].keyId'",
-  ]).action(async (opts) => (await run()).listKeys(opts));
+  ]).action(async (opts) => (await run()).listKeys(ctx, opts));
 
   examples(withJson(withProject(key.command('get').argument('<keyId>', 'the key id (key_…)').description('Show one key (never its secret)'))), [
     'waitlist key get key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
-  ]).action(async (keyId: string, opts) => (await run()).getKey(keyId, opts));
+  ]).action(async (keyId: string, opts) => (await run()).getKey(ctx, keyId, opts));
 
   examples(
     withJson(
@@ -32,7 +33,7 @@ export function registerKey(program: Command) {
       'waitlist key create --project my-app --name "landing page"',
       "KEY=$(waitlist key create --project my-app --name ci --json | jq -r .key)",
     ],
-  ).action(async (opts) => (await run()).createKey(opts));
+  ).action(async (opts) => (await run()).createKey(ctx, opts));
 
   examples(
     withJson(
@@ -45,10 +46,10 @@ export function registerKey(program: Command) {
       ),
     ),
     ['waitlist key update key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --name "old landing page"'],
-  ).action(async (keyId: string, opts) => (await run()).updateKey(keyId, opts));
+  ).action(async (keyId: string, opts) => (await run()).updateKey(ctx, keyId, opts));
 
   examples(
     withYes(withJson(withProject(key.command('delete').argument('<keyId>', 'the key id (key_…)').description('Revoke a key at once: the next join with it answers 401')))),
     ['waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
-  ).action(async (keyId: string, opts) => (await run()).deleteKey(keyId, opts));
+  ).action(async (keyId: string, opts) => (await run()).deleteKey(ctx, keyId, opts));
 }

@@ -1,45 +1,45 @@
 // Bodies of the project commands, loaded only when one runs.
 import { createProjectBody, projectSettingsBody, updateProjectBody } from '../../contract/schemas.js';
-import { CliError, EXIT } from '../main.js';
+import { CliError, EXIT } from '../errors.js';
 import { projectColumns } from '../columns.js';
-import { allPages, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
+import { allPages, type CliContext, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
 
-export async function listProjects(opts: JsonOpt) {
-  const client = await sessionClient();
+export async function listProjects(ctx: CliContext, opts: JsonOpt) {
+  const client = await sessionClient(ctx);
   const items = await allPages((page) => client.listProjects({ page, limit: 100 }));
-  output(opts).list(items, projectColumns, 'No projects yet: create one with `waitlist project create --name "My App"`');
+  output(ctx, opts).list(items, projectColumns, 'No projects yet: create one with `waitlist project create --name "My App"`');
 }
 
-export async function getProject(ref: string, opts: JsonOpt) {
-  const client = await sessionClient();
-  output(opts).item(await client.getProject(ref));
+export async function getProject(ctx: CliContext, ref: string, opts: JsonOpt) {
+  const client = await sessionClient(ctx);
+  output(ctx, opts).item(await client.getProject(ref));
 }
 
-export async function createProject(opts: JsonOpt & { name: string; slug?: string }) {
+export async function createProject(ctx: CliContext, opts: JsonOpt & { name: string; slug?: string }) {
   const body = validate(createProjectBody, { name: opts.name, ...(opts.slug !== undefined ? { slug: opts.slug } : {}) });
-  const client = await sessionClient();
+  const client = await sessionClient(ctx);
   const p = await client.createProject(body);
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.success(`Created project ${p.name} (slug ${p.slug}); join URL: ${client.server}/v1/waitlist/${p.slug}/join`);
   out.item(p);
 }
 
-export async function updateProject(ref: string, opts: JsonOpt & { name: string }) {
+export async function updateProject(ctx: CliContext, ref: string, opts: JsonOpt & { name: string }) {
   const body = validate(updateProjectBody, { name: opts.name });
-  const client = await sessionClient();
+  const client = await sessionClient(ctx);
   const p = await client.updateProject(ref, body);
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.success(`Renamed project ${p.slug} to ${p.name}`);
   out.item(p);
 }
 
-export async function deleteProject(ref: string, opts: JsonOpt & { yes?: boolean }) {
-  const client = await sessionClient();
+export async function deleteProject(ctx: CliContext, ref: string, opts: JsonOpt & { yes?: boolean }) {
+  const client = await sessionClient(ctx);
   // On a terminal, look it up first so the question names it (and a wrong id fails before asking).
-  const label = interactive() && !opts.yes ? await client.getProject(ref).then((p) => `project ${p.name} (${p.slug})`) : `project ${ref}`;
-  await confirmDelete(label, opts.yes);
+  const label = interactive(ctx) && !opts.yes ? await client.getProject(ref).then((p) => `project ${p.name} (${p.slug})`) : `project ${ref}`;
+  await confirmDelete(ctx, label, opts.yes);
   const p = await client.deleteProject(ref);
-  const out = output(opts);
+  const out = output(ctx, opts);
   out.success(`Deleted project ${p.slug}; an operator can bring it back with \`waitlist admin project restore ${p.projectId}\``);
   if (out.mode === 'json') out.json(p);
 }
@@ -52,7 +52,7 @@ export interface SettingsOpts extends JsonOpt {
 }
 
 /** Shows the project's settings, or changes the ones named by flags and shows the result. */
-export async function projectSettings(ref: string, opts: SettingsOpts) {
+export async function projectSettings(ctx: CliContext, ref: string, opts: SettingsOpts) {
   if (opts.allowedOrigins !== undefined && opts.anyOrigin) {
     throw new CliError('give --allowed-origins or --any-origin, not both', EXIT.usage);
   }
@@ -61,8 +61,8 @@ export async function projectSettings(ref: string, opts: SettingsOpts) {
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
-  const client = await sessionClient();
-  const out = output(opts);
+  const client = await sessionClient(ctx);
+  const out = output(ctx, opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
   const body = validate(projectSettingsBody, change, {
     allowedOrigins: '--allowed-origins',

@@ -1,10 +1,11 @@
 // `waitlist project list | get | create | update | delete`.
 import type { Command } from 'commander';
 import { examples, nonEmpty, withJson, withYes } from '../options.js';
+import type { CliContext } from '../io.js';
 
 const run = () => import('./project-run.js');
 
-export function registerProject(program: Command) {
+export function registerProject(program: Command, ctx: CliContext) {
   const project = program
     .command('project')
     .description('Manage your projects (one waitlist each)')
@@ -13,12 +14,12 @@ export function registerProject(program: Command) {
   examples(withJson(project.command('list').description('List your projects (every page)')), [
     'waitlist project list',
     "waitlist project list --json | jq -r '.[].slug'",
-  ]).action(async (opts) => (await run()).listProjects(opts));
+  ]).action(async (opts) => (await run()).listProjects(ctx, opts));
 
   examples(withJson(project.command('get').argument('<id-or-slug>', 'projectId or slug').description('Show one project')), [
     'waitlist project get my-app',
     'waitlist project get prj_01JD3X5W8E0Q4M2K7C9B6N1R2T --json',
-  ]).action(async (ref: string, opts) => (await run()).getProject(ref, opts));
+  ]).action(async (ref: string, opts) => (await run()).getProject(ctx, ref, opts));
 
   examples(
     withJson(
@@ -29,7 +30,7 @@ export function registerProject(program: Command) {
         .option('--slug <slug>', '3–48 characters of a-z, 0-9 and single inner hyphens; cannot change later', nonEmpty),
     ),
     ['waitlist project create --name "My App"', 'waitlist project create --name "My App" --slug my-app --json'],
-  ).action(async (opts) => (await run()).createProject(opts));
+  ).action(async (opts) => (await run()).createProject(ctx, opts));
 
   examples(
     withJson(
@@ -40,7 +41,7 @@ export function registerProject(program: Command) {
         .requiredOption('--name <name>', 'new name (1–100 characters)'),
     ),
     ['waitlist project update my-app --name "My App (beta)"'],
-  ).action(async (ref: string, opts) => (await run()).updateProject(ref, opts));
+  ).action(async (ref: string, opts) => (await run()).updateProject(ctx, ref, opts));
 
   examples(
     withYes(
@@ -52,7 +53,7 @@ export function registerProject(program: Command) {
       ),
     ),
     ['waitlist project delete my-app', 'waitlist project delete my-app --yes   # no question (scripts, CI)'],
-  ).action(async (ref: string, opts) => (await run()).deleteProject(ref, opts));
+  ).action(async (ref: string, opts) => (await run()).deleteProject(ctx, ref, opts));
 
   examples(
     withJson(
@@ -73,5 +74,5 @@ export function registerProject(program: Command) {
       'waitlist project settings my-app --block-disposable --honeypot-field website',
       'waitlist project settings my-app --any-origin --no-honeypot-field --json',
     ],
-  ).action(async (ref: string, opts) => (await run()).projectSettings(ref, opts));
+  ).action(async (ref: string, opts) => (await run()).projectSettings(ctx, ref, opts));
 }

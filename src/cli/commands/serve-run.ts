@@ -1,5 +1,6 @@
 // The body of `waitlist serve`, loaded only when the command runs.
 import { startServer, type ServeConfig } from '../../server/serve.js';
+import { selfCommand } from '../self-command.js';
 
 const FORCE_EXIT_MS = 15_000;
 
@@ -8,14 +9,16 @@ export async function runServe(config: ServeConfig): Promise<void> {
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
     process.stderr.write(
-      'Note: /api answers only to this machine\'s addresses and localhost; to reach it by a domain name, ' +
+      "Note: /api answers only to this machine's addresses and localhost; to reach it by a domain name, " +
         'add --public-url https://<name> or --allowed-hosts <name> (docs/security.md).\n',
     );
   }
   if (!running.hasUsers) {
-    // On stderr: stdout carries exactly one line with the URL, for scripts that read it.
+    // On stderr: stdout carries exactly one line with the URL, for scripts that read it. The command is
+    // the one that works in the user's shell (`node bin/waitlist.js` after `npm start`, not `waitlist`).
+    const waitlist = selfCommand({ script: process.argv[1] ?? 'bin/waitlist.js', env: process.env, cwd: process.cwd() });
     process.stderr.write(
-      `No account yet. Create the first one with:\n  waitlist signup --server ${running.url}\n` +
+      `No account yet. Create the first one with:\n  ${waitlist} signup --server ${running.url}\n` +
         `or open ${running.url}/ in a browser.\n`,
     );
   }

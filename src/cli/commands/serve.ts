@@ -1,14 +1,19 @@
 // `waitlist serve`: the HTTP server. Every flag has an env var; flags win.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { addDbOptions, dbConfig } from './db-options.js';
+import { CliError, EXIT } from '../errors.js';
+import { intValue } from '../options.js';
 
 const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
 
+/** An integer flag (or its env var's value): the CLI's one integer parser; a bad value is a usage error (exit 2). */
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
-    return n;
+    try {
+      return intValue(min, max)(v);
+    } catch (err) {
+      throw new CliError(`${name} ${(err as Error).message}, not '${v}' (flag or env var)`, EXIT.usage);
+    }
   };
 }
 
@@ -24,7 +29,7 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
   try {
     compileTrust(list);
   } catch {
-    throw new Error(`--trust-proxy: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${v}`);
+    throw new CliError(`--trust-proxy: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${v}`, EXIT.usage);
   }
   return list;
 }
@@ -38,9 +43,9 @@ function publicUrlArg(v: string | undefined): string | undefined {
   try {
     u = new URL(v.trim());
   } catch {
-    throw new Error(`--public-url must be an http(s) URL like https://waitlist.example.com: ${v}`);
+    throw new CliError(`--public-url must be an http(s) URL like https://waitlist.example.com, not '${v}'`, EXIT.usage);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--public-url must be an http(s) URL: ${v}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`--public-url must be an http(s) URL, not '${v}'`, EXIT.usage);
   return u.toString().replace(/\/$/, '');
 }
 
@@ -50,15 +55,24 @@ async function allowedHostsArg(v: string | undefined): Promise<string[] | undefi
   const list = v.split(',').map((x) => x.trim()).filter(Boolean);
   const { splitHost } = await import('../../server/hosts.js'); // lazy: --help loads no server code
   const bad = list.filter((h) => !splitHost(h));
-  if (bad.length) throw new Error(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`);
+  if (bad.length) throw new CliError(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`, EXIT.usage);
   return list;
+}
+
+/** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
+function secondsArg(name: string, min: number, max: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max) throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
+    return Math.round(n * 1000);
+  };
 }
 
 export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
     .description('Run the waitlist server (join endpoint, management API, dashboard)')
-    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT ?? '8080'))
+    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT || '8080'))
     .addOption(new Option('--host <host>', 'address to bind (env HOST)').default(process.env.HOST || '127.0.0.1'))
     .option('--open-signup', 'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)', envOn('WAITLIST_OPEN_SIGNUP'))
     .addOption(
@@ -78,6 +92,17 @@ export function registerServe(program: Command) {
     .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
     .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
     .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
+    .addOption(new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')))
+    .addOption(
+      new Option('--pg-connect-timeout <seconds>', 'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)').default(
+        env('WAITLIST_PG_CONNECT_TIMEOUT', '5'),
+      ),
+    )
+    .addOption(
+      new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
+        env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
+      ),
+    )
     .addOption(
       new Option('--public-url <url>', "the server's public base URL, e.g. https://waitlist.example.com: its host is accepted on /api (env WAITLIST_PUBLIC_URL)").default(
         process.env.WAITLIST_PUBLIC_URL || undefined,
@@ -102,6 +127,11 @@ Examples:
     const { runServe } = await import('./serve-run.js');
     await runServe({
       ...dbConfig(opts),
+      pg: {
+        poolSize: intArg('--pg-pool-size', 1, 1000)(opts.pgPoolSize),
+        connectTimeoutMs: secondsArg('--pg-connect-timeout', 0.1, 600)(opts.pgConnectTimeout),
+        statementTimeoutMs: secondsArg('--pg-statement-timeout', 0.1, 3600)(opts.pgStatementTimeout),
+      },
       port: intArg('--port', 0, 65535)(opts.port),
       host: opts.host,
       openSignup: Boolean(opts.openSignup),

@@ -8,6 +8,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { DatabaseUnavailableError } from '../errors.js';
 import {
   escapeLike,
   type Counted,
@@ -24,6 +25,9 @@ import {
   type UserRow,
 } from '../store.js';
 import * as s from './schema.js';
+import { guardUnavailable } from '../guard.js';
+import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
+import { pgUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
 // Any constant shared by every instance: serialises concurrent migrations on a fresh database.
@@ -40,21 +44,35 @@ interface Pending {
 }
 
 /** Connects, applies pending migrations under an advisory lock, returns the Store. */
-export async function openPgStore(url: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.WAITLIST_PG_POOL ?? 10) });
-  pool.on('error', (err) => console.error('PostgreSQL pool error:', err.message));
-  const client = await pool.connect();
+export async function openPgStore(url: string, options: Partial<PgOptions> = {}): Promise<Store> {
+  const o = { ...PG_DEFAULTS, ...options };
+  // Migrations run on their own connection without statement_timeout: waiting for another instance's
+  // migration lock, or building an index on a large table, may rightly take longer than any request.
+  const migrator = new pg.Client({ connectionString: url, connectionTimeoutMillis: o.connectTimeoutMs, application_name: 'waitlist-migrate' });
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrator.connect();
+    await migrator.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+      await migrate(drizzle(migrator), { migrationsFolder: MIGRATIONS });
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await migrator.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
+  } catch (err) {
+    throw pgUnavailable(err) ?? err;
   } finally {
-    client.release();
+    await migrator.end().catch(() => undefined);
   }
-  return new PgStore(pool, drizzle(pool, { schema: s }));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: o.poolSize,
+    connectionTimeoutMillis: o.connectTimeoutMs, // connecting, and waiting for a free connection
+    statement_timeout: o.statementTimeoutMs,
+    query_timeout: o.statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS,
+    keepAlive: true,
+    application_name: 'waitlist',
+  });
+  pool.on('error', (err) => console.error('PostgreSQL pool error:', pgUnavailable(err)?.message ?? err.message));
+  return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable);
 }
 
 const first = <T>(rows: T[]): T | undefined => rows[0];
@@ -80,7 +98,7 @@ class PgStore implements Store {
   }
 
   rateLimiter(opts: LimiterOptions) {
-    return new RateLimiterPostgres({
+    const limiter = new RateLimiterPostgres({
       ...opts,
       storeClient: this.pool,
       storeType: 'pool',
@@ -88,6 +106,18 @@ class PgStore implements Store {
       tableCreated: true,
       clearExpiredByTimeout: false,
     });
+    // Its queries go straight to the pool: classify their failures too (a RateLimiterRes passes through).
+    return guardUnavailable(limiter, pgUnavailable);
+  }
+
+  /** Readiness: a round trip to a primary that takes writes (not a standby left behind by a failover,
+   * nor a database switched to read-only, as some hosted services do when the disk fills). */
+  async ping() {
+    const r = await this.pool.query<{ standby: boolean; ro: string }>(
+      "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS ro",
+    );
+    if (r.rows[0]?.standby) throw new DatabaseUnavailableError('the database is a read-only standby', 2);
+    if (r.rows[0]?.ro === 'on') throw new DatabaseUnavailableError('the database is read-only', 2);
   }
 
   // ---- users ----
@@ -274,9 +304,12 @@ class PgStore implements Store {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         await this.insertBatch(batch);
-      } catch {
-        // One bad row must not fail its neighbours: retry each alone.
-        for (const p of batch) await this.insertBatch([p]).catch(p.reject);
+      } catch (err) {
+        // The database is down: fail the whole batch at once (retrying row by row would wait out the
+        // connection timeout once per row). Otherwise one bad row must not fail its neighbours.
+        const down = pgUnavailable(err);
+        if (down) for (const p of batch) p.reject(down);
+        else for (const p of batch) await this.insertBatch([p]).catch(p.reject);
       }
     }
     this.flushing = false;

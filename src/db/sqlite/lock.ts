@@ -15,12 +15,14 @@ export async function lockDatabase(file: string): Promise<DatabaseLock | undefin
   if (file === ':memory:' || file === '') return undefined;
   const { default: Database } = await import('better-sqlite3');
   const path = `${resolve(file)}.lock`;
-  let db;
+  let db: InstanceType<typeof Database>;
   try {
     db = new Database(path, { timeout: 0 });
   } catch (err) {
-    throw new Error(`Cannot create the lock file ${path} next to the database: ${(err as Error).message}. ` +
-      `Is the directory ${dirname(path)} writable?`);
+    throw new Error(
+      `Cannot create the lock file ${path} next to the database: ${(err as Error).message}. ` +
+        `Is the directory ${dirname(path)} writable?`,
+    );
   }
   try {
     db.pragma('locking_mode = EXCLUSIVE');

@@ -1,5 +1,5 @@
-// Connection settings and the hot insert statements, shared by the main connection and the entry
-// writer's worker connection.
+// Connection settings and the hot statements of the SQLite store's one connection (store.ts); kept apart
+// so the durability and locking choices are read in one place.
 import type Database from 'better-sqlite3';
 
 /**

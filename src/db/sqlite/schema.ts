@@ -1,6 +1,7 @@
-// SQLite schema (drizzle). Table and column names match src/db/pg/schema.ts. SQLite-only extras:
-// `entry_counts` (live entries per project, kept by triggers) and the FTS5 trigram index
-// `entries_fts` with its triggers, which live in a hand-written migration (drizzle cannot model them).
+// SQLite schema (drizzle). Table and column names match src/db/pg/schema.ts. `entry_counts` (live
+// entries per project, kept by triggers) exists on both dialects (PostgreSQL: sharded rows, in
+// migrations/pg/0002_entry_counts.sql). SQLite only: the FTS5 trigram index `entries_fts` and its
+// triggers, in a hand-written migration (drizzle cannot model them).
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 

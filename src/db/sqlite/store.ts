@@ -9,24 +9,25 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import {
-  type Counted,
-  type EntryRow,
-  type InsertEntryResult,
-  type KeyRow,
-  type LimiterOptions,
-  type PageArgs,
-  type ProjectRow,
-  type ProjectSettingsPatch,
-  type SessionRow,
-  type StatsRows,
-  type Store,
-  type UserRow,
+import type {
+  Counted,
+  EntryRow,
+  InsertEntryResult,
+  KeyRow,
+  LimiterOptions,
+  PageArgs,
+  ProjectRow,
+  ProjectSettingsPatch,
+  SessionRow,
+  StatsRows,
+  Store,
+  UserRow,
 } from '../store.js';
 import { EntryReads } from './entry-reads.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, nextDelay, translate, withRetry } from './busy.js';
 import * as s from './schema.js';
+import { sqliteUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
@@ -53,7 +54,7 @@ export function openSqliteStore(file: string): Store {
 }
 
 // Methods that manage their own retries (insertEntry's batch) or touch no database.
-const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor']);
+const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'ping']);
 
 /** The store with every database call retried while locked, and storage failures turned into 503s. */
 function retrying(store: SqliteStore): Store {
@@ -265,7 +266,7 @@ class SqliteStore implements Store {
   private flush(batch = this.takeQueue()) {
     try {
       const results = this.insertBatch.immediate(batch);
-      batch.forEach((p, i) => p.resolve(results[i]!));
+      for (const [i, p] of batch.entries()) p.resolve(results[i]!);
     } catch (err) {
       if (isBusy(err)) {
         // Another process holds the write lock: try the whole batch again later, on a timer.
@@ -397,6 +398,20 @@ class SqliteStore implements Store {
   // One SQLite file means one server process: counters in memory are shared by every request.
   rateLimiter(opts: LimiterOptions) {
     return new RateLimiterMemory(opts);
+  }
+
+  /** Readiness: takes and drops the write lock without waiting, so a locked or read-only file shows at once. */
+  async ping() {
+    const busy = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
+    this.sqlite.pragma('busy_timeout = 0');
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.sqlite.exec('ROLLBACK');
+    } catch (err) {
+      throw sqliteUnavailable(err) ?? err;
+    } finally {
+      this.sqlite.pragma(`busy_timeout = ${busy}`);
+    }
   }
 
   async close() {

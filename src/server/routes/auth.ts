@@ -1,4 +1,5 @@
 // Accounts and sessions.
+//   GET  /api/auth/status   authStatus  (public: sign-up open? any account yet?)
 //   POST /api/auth/signup   signup
 //   POST /api/auth/login    login
 //   POST /api/auth/logout   logout      (session)
@@ -8,8 +9,9 @@ import type { Polka } from 'polka';
 import { loginBody, signupBody } from '../../contract/schemas.js';
 import { AppError } from '../../core/errors.js';
 import { toUser } from '../../core/serialize.js';
-import { createSession, endSession } from '../../core/sessions.js';
+import { createSession, endAllSessions, endSession } from '../../core/sessions.js';
 import * as users from '../../core/users.js';
+import type { UserRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
@@ -17,6 +19,11 @@ import { requireSession, setSessionCookie } from '../middleware.js';
 
 export function authRoutes(app: Polka<Req>, deps: Deps) {
   const { store, options, authLimiter } = deps;
+
+  app.get('/api/auth/status', async (req, res) => {
+    if (authLimiter) await authLimiter.status(clientIp(req, deps.trust) ?? 'unknown');
+    send(res, 200, 'Auth status', await users.authStatus(store, options.openSignup));
+  });
 
   app.post('/api/auth/signup', async (req, res) => {
     const body = await readJson(req, signupBody);
@@ -32,7 +39,7 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
     const ip = clientIp(req, deps.trust) ?? 'unknown';
     // A backing-off email+IP (or IP) is refused before bcrypt runs, even with the right password.
     if (authLimiter) await authLimiter.checkLogin(email, ip);
-    let user;
+    let user: UserRow;
     try {
       user = await users.login(store, body);
     } catch (e) {
@@ -53,7 +60,7 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
   });
 
   app.post('/api/auth/logout-all', requireSession, async (req, res) => {
-    await store.deleteUserSessions(userOf(req).id);
+    await endAllSessions(store, userOf(req).id);
     setSessionCookie(req, res, deps, '', 0);
     send(res, 200, 'Logged out of every session', null);
   });

@@ -1,7 +1,7 @@
 // The public join endpoint, called from subscribers' browsers with a publishable key.
 //   OPTIONS /v1/waitlist/:slug/join   preflight (CORS)
 //   POST    /v1/waitlist/:slug/join   joinWaitlist
-// Order of checks (CONTRACT.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
+// Order of checks (docs/api.md): key → slug → key's project → [origin list → rate limit] → body (+ honeypot,
 // disposable domains) → duplicate → 201.
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
@@ -9,8 +9,10 @@ import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
 import { newId } from '../../core/ids.js';
+import { projectForJoin } from '../../core/projects.js';
 import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
+import { bearerChallenge, wrongProjectKey } from '../bearer.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { readJson, send } from '../http.js';
@@ -52,7 +54,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
 
   app.options('/v1/waitlist/:slug/join', async (req, res: ServerResponse) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-    const project = await store.projectBySlug(req.params.slug!);
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project || corsFor(project, req, res)) for (const [k, v] of Object.entries(PREFLIGHT)) res.setHeader(k, v);
     res.writeHead(204);
     res.end();
@@ -61,14 +63,12 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
   app.post('/v1/waitlist/:slug/join', async (req, res) => {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
     const ip = clientIp(req, deps.trust);
-    const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown') ?? noLimit(ip ?? 'unknown'));
-    const project = await store.projectBySlug(req.params.slug!);
+    const key = await bearerChallenge(
+      keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown') ?? noLimit(ip ?? 'unknown')),
+    );
+    const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw notFoundProject();
-    if (key.projectId !== project.id) {
-      throw new AppError('unauthorized', 'This API key belongs to another project', undefined, {
-        'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
-      });
-    }
+    if (key.projectId !== project.id) throw wrongProjectKey();
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, type User } from '../api.js';
 import { ErrorMsg } from '../ui.js';
 
-export function AuthPage({ mode, onSignedIn }: { mode: 'login' | 'signup'; onSignedIn: (u: User) => void }) {
+export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 'signup'; first?: boolean; onSignedIn: (u: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
@@ -27,9 +27,12 @@ export function AuthPage({ mode, onSignedIn }: { mode: 'login' | 'signup'; onSig
 
   return (
     <section class="card narrow">
-      <h1 tabIndex={-1}>{signup ? 'Create your account' : 'Log in'}</h1>
+      <h1 tabIndex={-1}>{signup ? (first ? 'Create the first account' : 'Create your account') : 'Log in'}</h1>
       {signup ? (
-        <p class="muted">The first account on a new server sets it up. After that, sign-up is closed unless the server runs with <code>--open-signup</code>.</p>
+        <p class="muted">
+          {first ? 'This server has no account yet: the first one sets it up. ' : 'The first account on a new server sets it up. '}
+          After that, sign-up is closed unless the server runs with <code>--open-signup</code>.
+        </p>
       ) : null}
       <form onSubmit={submit} class="stack">
         {signup ? (
@@ -62,7 +65,7 @@ export function AuthPage({ mode, onSignedIn }: { mode: 'login' | 'signup'; onSig
         </button>
       </form>
       <p>
-        {signup ? (
+        {signup && first ? null : signup ? (
           <>Already have an account? <a href="#/login">Log in</a></>
         ) : (
           <>New server? <a href="#/signup">Create the first account</a></>

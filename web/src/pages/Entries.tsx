@@ -70,6 +70,7 @@ export function EntriesTab({ project }: { project: Project }) {
           <span class="label" id="export-label">
             Export{query ? ' matches' : ''}
           </span>
+          {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would add its own border and legend layout; role=group says the same */}
           <div class="row" role="group" aria-labelledby="export-label">
             <a class="button small" href={api.exportUrl(pid, 'csv', query || undefined)} download>
               CSV
@@ -96,7 +97,7 @@ export function EntriesTab({ project }: { project: Project }) {
                 <th scope="col">Name</th>
                 <th scope="col">Source</th>
                 <th scope="col">Country</th>
-                <th scope="col">Joined</th>
+                <th scope="col" class="joined">Joined</th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
                 </th>
@@ -113,7 +114,7 @@ export function EntriesTab({ project }: { project: Project }) {
                   </td>
                   <td data-label="Source">{e.source}</td>
                   <td data-label="Country">{e.country ?? '—'}</td>
-                  <td data-label="Joined">{fmtDate(e.createdAt)}</td>
+                  <td data-label="Joined" class="joined">{fmtDate(e.createdAt)}</td>
                   <td>
                     <button type="button" class="danger small" onClick={() => setDeleting(e)} aria-label={`Delete ${e.email}`}>
                       Delete

@@ -19,7 +19,8 @@ async function joinWaitlist(email, name) {
     body: JSON.stringify({ email, name, source: 'landing-page' }),
   });
   const body = await res.json();
-  if (!res.ok) throw new Error(body.message);
+  // A refused field (400) carries its own message in error.issues; other refusals only in message.
+  if (!res.ok) throw new Error(body.error?.issues?.[0]?.message ?? body.message);
   return body.data;
 }`;
 
@@ -42,7 +43,8 @@ document.getElementById('waitlist-form').addEventListener('submit', async (event
       body: JSON.stringify({ email, name: name || undefined, source: 'waitlist-form' }),
     });
     const body = await res.json();
-    status.textContent = res.ok ? "You're on the list!" : body.message;
+    const issue = body.error && body.error.issues && body.error.issues[0];
+    status.textContent = res.ok ? "You're on the list!" : issue ? issue.message : body.message;
     if (res.ok) form.reset();
   } catch {
     status.textContent = 'Could not reach the waitlist. Please try again.';
@@ -74,7 +76,7 @@ document.getElementById('waitlist-form').addEventListener('submit', async (event
       </div>
       <div class="card">
         <h3>A plain HTML form</h3>
-        <p class="muted">A form and a small script; it shows the server's message when a join is refused (for example an address already on the list).</p>
+        <p class="muted">A form and a small script; it shows the server's message when a join is refused (an address already on the list, or what is wrong with a field).</p>
         <CopyField label="HTML form snippet" value={formSnippet} multiline />
       </div>
       <div class="card">

@@ -46,7 +46,7 @@ export function KeysTab({ project }: { project: Project }) {
         stored in readable form.
       </p>
       {created ? (
-        <div class="card warn" role="region" aria-labelledby="new-key-title">
+        <section class="card warn" aria-labelledby="new-key-title">
           <h3 id="new-key-title">New key “{created.name}”</h3>
           <p>
             <strong>Copy it now: this is the only time the full key is shown.</strong> The server keeps only a hash; if you lose it, create
@@ -56,7 +56,7 @@ export function KeysTab({ project }: { project: Project }) {
           <button type="button" onClick={() => setCreated(null)}>
             I have saved it
           </button>
-        </div>
+        </section>
       ) : null}
       <form class="row wrap card" onSubmit={create}>
         <div class="field grow">

@@ -94,6 +94,7 @@ function DayChart({ perDay }: { perDay: Stats['perDay'] }) {
         <span class="y-mid">{max / 2}</span>
         <span class="y-min">0</span>
       </div>
+      {/* biome-ignore lint/a11y/noSvgWithoutTitle: named by aria-labelledby (the figure's title and the <desc>) */}
       <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-labelledby="chart-title chart-desc">
         <desc id="chart-desc">
           {total} signups from {first} to {last}; busiest day {Math.max(0, ...perDay.map((d) => d.count))}.

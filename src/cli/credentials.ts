@@ -1,0 +1,112 @@
+// Where the CLI finds its server and session: flags, then WAITLIST_SERVER / WAITLIST_SESSION, then the
+// credentials file (conf, mode 0600, in the user's config directory), then the default server.
+// The file is opened only when needed, so CI with both env vars and no HOME never touches it.
+import { chmodSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type Conf from 'conf';
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
+
+export interface StoredCredentials {
+  server?: string;
+  session?: string;
+  email?: string;
+}
+
+/** The stored server and session: the credentials file, or a directory of one in tests. */
+export interface CredentialStore {
+  /** The file's path (it may not exist yet). */
+  path(): Promise<string>;
+  /** What is stored; an unreadable or absent file counts as empty. */
+  read(): Promise<StoredCredentials>;
+  /** Stores a server and session (file mode 0600, directory 0700). */
+  save(creds: { server: string; session: string; email?: string | undefined }): Promise<void>;
+  /** Forgets the stored session (the server URL is kept for the next login). */
+  clearSession(): Promise<void>;
+}
+
+/**
+ * The credentials file, `credentials.json` in `dir` when given, else in the user's config directory
+ * (`$XDG_CONFIG_HOME/waitlist`, `~/.config/waitlist` by default).
+ */
+export function fileCredentials(dir?: string): CredentialStore {
+  let conf: Conf<StoredCredentials> | undefined;
+  const open = async () => {
+    if (!conf) {
+      const { default: ConfClass } = await import('conf'); // lazy: --help never loads it
+      conf = new ConfClass<StoredCredentials>({
+        ...(dir ? { cwd: dir } : { projectName: 'waitlist', projectSuffix: '' }),
+        configName: 'credentials',
+        configFileMode: 0o600,
+      });
+    }
+    return conf;
+  };
+  return {
+    path: async () => (await open()).path,
+    async read() {
+      try {
+        return { ...(await open()).store };
+      } catch {
+        return {};
+      }
+    },
+    async save(creds) {
+      const c = await open();
+      c.store = { server: normalizeServer(creds.server), session: creds.session, ...(creds.email ? { email: creds.email } : {}) };
+      // conf applies the mode only when it creates the file; make sure of it either way.
+      chmodSync(c.path, 0o600);
+      try {
+        chmodSync(dirname(c.path), 0o700);
+      } catch {
+        /* not ours to fix */
+      }
+    },
+    async clearSession() {
+      const c = await open();
+      if (!existsSync(c.path)) return;
+      c.delete('session');
+      c.delete('email');
+      chmodSync(c.path, 0o600);
+    },
+  };
+}
+
+export interface Credentials {
+  server: string;
+  session: string | undefined;
+  /** Where the session came from, for messages. */
+  source: 'env' | 'file' | 'none';
+  /** The server a stored session belongs to, when it is not `server` (it is then not used). */
+  otherServer?: string | undefined;
+}
+
+/** A server URL without trailing slashes; a usage error is the caller's business. */
+export function normalizeServer(url: string): string {
+  return url.trim().replace(/\/+$/, '');
+}
+
+type Env = Record<string, string | undefined>;
+const envValue = (env: Env, name: string) => {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+};
+
+/**
+ * The server and session to use. `serverFlag` wins over WAITLIST_SERVER, which wins over the file.
+ * A stored session is used only against the server it was issued by, so it never leaks elsewhere.
+ */
+export async function resolveCredentials(store: CredentialStore, env: Env, serverFlag?: string): Promise<Credentials> {
+  const envServer = envValue(env, 'WAITLIST_SERVER');
+  const envSession = envValue(env, 'WAITLIST_SESSION');
+  const explicit = serverFlag ?? envServer;
+  if (explicit && envSession) return { server: normalizeServer(explicit), session: envSession, source: 'env' };
+  const stored = await store.read();
+  const server = normalizeServer(explicit ?? stored.server ?? DEFAULT_SERVER);
+  if (envSession) return { server, session: envSession, source: 'env' };
+  if (stored.session && stored.server) {
+    if (normalizeServer(stored.server) === server) return { server, session: stored.session, source: 'file' };
+    return { server, session: undefined, source: 'none', otherServer: normalizeServer(stored.server) };
+  }
+  return { server, session: undefined, source: 'none' };
+}

@@ -1,0 +1,34 @@
+// Wraps an object (a Store, a rate limiter) so that every promise one of its methods returns rejects with
+// a DatabaseUnavailableError when the database is down, instead of the driver's raw error: one place for
+// the classification rather than a try/catch in every query.
+import type { DatabaseUnavailableError } from './errors.js';
+
+export type Classifier = (err: unknown) => DatabaseUnavailableError | undefined;
+
+/** The same object, with each method's rejection passed through `classify` (unclassified errors unchanged). */
+export function guardUnavailable<T extends object>(target: T, classify: Classifier): T {
+  const rethrow = (err: unknown): never => {
+    throw classify(err) ?? err;
+  };
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value: unknown = Reflect.get(obj, prop, receiver);
+      if (typeof value !== 'function' || prop === 'constructor') return value;
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        fn = function (this: unknown, ...args: unknown[]) {
+          let out: unknown;
+          try {
+            out = (value as (...a: unknown[]) => unknown).apply(obj, args);
+          } catch (err) {
+            return rethrow(err);
+          }
+          return out instanceof Promise ? out.catch(rethrow) : out;
+        };
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}

@@ -1,0 +1,57 @@
+// End-to-end as a process (`node bin/waitlist.js`): what only a real process shows — its exit status
+// for usage errors (serve's flags included), not-logged-in and success, and that stdout stays empty.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, startServer, type TestServer } from '../helpers/server.js';
+import { cliProcess, cliSignup, freshHome } from './cli.js';
+
+let srv: TestServer;
+let home: string;
+
+beforeAll(async () => {
+  srv = await startServer();
+  home = freshHome();
+  await cliSignup(srv.url, home);
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup(srv);
+});
+
+describe('exit codes of the process', () => {
+  it('bad numeric values of serve exit 2 like every other bad flag, before anything starts', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['serve', '--port', 'x'], {}, /^error: --port must be an integer from 0 to 65535, not 'x'/],
+      [['serve', '--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, not '70000'/],
+      [['serve', '--join-limit', '0'], {}, /^error: --join-limit must be an integer from 1 to 1000000, not '0'/],
+      [['serve', '--request-timeout', '1.5'], {}, /^error: --request-timeout must be an integer from 1 to 3600, not '1\.5'/],
+      [['serve'], { PORT: 'abc' }, /^error: --port must be an integer from 0 to 65535, not 'abc' \(flag or env var\)/],
+      [['serve'], { WAITLIST_JOIN_WINDOW: '-5' }, /^error: --join-window must be an integer from 1 to 86400, not '-5'/],
+      [['serve', '--trust-proxy', 'not-an-ip'], {}, /--trust-proxy: not an IP address/],
+      [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
+    ];
+    const results = await Promise.all(cases.map(([args, env]) => cliProcess(args, { home, env: { WAITLIST_DB: '/nonexistent/x.db', ...env } })));
+    results.forEach((r, i) => {
+      const [args, , message] = cases[i]!;
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    });
+  });
+
+  it('a group without its subcommand exits 2 with its usage; not logged in exits 4; success exits 0', async () => {
+    const [entry, loggedOut, logout, ok] = await Promise.all([
+      cliProcess(['entry'], { home }),
+      cliProcess(['project', 'list']),
+      cliProcess(['logout']),
+      cliProcess(['project', 'list', '--json'], { home }),
+    ]);
+    expect(entry.exitCode).toBe(2);
+    expect(entry.stdout).toBe('');
+    expect(entry.stderr).toContain('Usage: waitlist entry [options] [command]');
+    expect(loggedOut.exitCode).toBe(4);
+    expect(loggedOut.stderr).toBe('error: not logged in: run `waitlist login` (or set WAITLIST_SESSION)\n');
+    expect(logout).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual([]);
+  });
+});
