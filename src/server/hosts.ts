@@ -1,14 +1,11 @@
 // Which Host names this server answers to on /api, so a DNS-rebinding page (whose own name now points
-// at this server) cannot pass the Origin check by sending a matching Host. Allowed:
-// - the address the server is bound to (and localhost/loopback when bound to loopback or a wildcard;
-//   with a wildcard bind, also every address of this machine's interfaces), on the bound port;
+// at this server) cannot pass the Origin check by sending a matching Host. Rebinding needs a DNS name
+// the attacker controls, so these are always accepted: an IP address literal (any port) and
+// `localhost`, which browsers never resolve through DNS. A name is accepted only when configured:
 // - the host of --public-url (WAITLIST_PUBLIC_URL);
 // - each entry of --allowed-hosts (WAITLIST_ALLOWED_HOSTS): `name` (any port) or `name:port`.
 // A request without a Host header (HTTP/1.0) is let through: browsers always send one.
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
-
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Splits `name[:port]` (IPv6 in brackets) into a lower-case name and a port (undefined when absent). */
 export function splitHost(value: string): { name: string; port: number | undefined } | undefined {
@@ -16,8 +13,6 @@ export function splitHost(value: string): { name: string; port: number | undefin
   if (!m) return undefined;
   return { name: m[1]!.toLowerCase().replace(/\.$/, ''), port: m[2] === undefined ? undefined : Number(m[2]) };
 }
-
-const bracket = (ip: string) => (isIP(ip) === 6 ? `[${ip.toLowerCase()}]` : ip);
 
 export class HostPolicy {
   private readonly anyPort = new Set<string>();
@@ -42,23 +37,9 @@ export class HostPolicy {
     }
   }
 
-  /** Records the address the server listens on; until then every Host is accepted (apps mounted by tests). */
-  bind(address: string, port: number): void {
+  /** Turns the check on once the server listens (apps mounted directly by tests accept every Host). */
+  bind(): void {
     this.bound = true;
-    const names = new Set<string>();
-    const wildcard = address === '0.0.0.0' || address === '::';
-    const loopback = address === '::1' || address.startsWith('127.');
-    if (wildcard || loopback) for (const n of LOOPBACK) names.add(n);
-    if (!wildcard) names.add(bracket(address.replace(/^::ffff:/, '')));
-    if (wildcard) {
-      for (const list of Object.values(networkInterfaces())) {
-        for (const i of list ?? []) names.add(bracket(i.address.replace(/%.*$/, '')));
-      }
-    }
-    for (const n of names) {
-      this.exact.add(`${n}:${port}`);
-      if (port === 80) this.exact.add(n);
-    }
   }
 
   /** Whether a request's Host header names this server. */
@@ -66,6 +47,7 @@ export class HostPolicy {
     if (!this.bound || host === undefined) return true;
     const h = splitHost(host);
     if (!h) return false;
+    if (h.name === 'localhost' || isIP(h.name.replace(/^\[|\]$/g, '')) !== 0) return true;
     if (this.anyPort.has(h.name)) return true;
     return this.exact.has(h.port === undefined ? h.name : `${h.name}:${h.port}`);
   }

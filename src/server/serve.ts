@@ -68,7 +68,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     server.listen(config.port, config.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  hosts.bind(addr.address, addr.port);
+  hosts.bind();
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${host}:${addr.port}`,

@@ -115,10 +115,14 @@ describe('#6 Host names (DNS rebinding)', () => {
     expect((await signup(`evil.example:${port()}`)).status).toBe(403); // without Origin too
   });
 
-  it('the bound address, localhost, --allowed-hosts and --public-url hosts pass the Host check', async () => {
+  it('IP literals, localhost, --allowed-hosts and --public-url hosts pass the Host check', async () => {
     // 400: the empty body reached validation, past the guard.
     expect((await signup(`127.0.0.1:${port()}`, `http://127.0.0.1:${port()}`)).status).toBe(400);
     expect((await signup(`localhost:${port()}`, `http://localhost:${port()}`)).status).toBe(400);
+    // An IP literal or localhost cannot be a rebinding attacker's name: any port (a proxy, a tunnel).
+    expect((await signup('127.0.0.1:4443', 'http://127.0.0.1:4443')).status).toBe(400);
+    expect((await signup('[::1]:8443')).status).toBe(400);
+    expect((await signup('localhost.evil.example')).status).toBe(403);
     expect((await signup('waitlist.test:1234', 'http://waitlist.test:1234')).status).toBe(400);
     expect((await signup('admin.test:9999')).status).toBe(400);
     expect((await signup('admin.test:9998')).status).toBe(403);

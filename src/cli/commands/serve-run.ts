@@ -9,7 +9,7 @@ export async function runServe(config: ServeConfig): Promise<void> {
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
     process.stderr.write(
-      "Note: /api answers only to this machine's addresses and localhost; to reach it by a domain name, " +
+      'Note: /api answers to IP addresses and localhost only; to reach it by a domain name, ' +
         'add --public-url https://<name> or --allowed-hosts <name> (docs/security.md).\n',
     );
   }
