@@ -212,7 +212,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     for (let daysAgo = 28; daysAgo >= 1; daysAgo--) {
       const n = 1 + Math.floor((28 - daysAgo) / 5) + (daysAgo % 3 === 0 ? 1 : 0);
       for (let k = 0; k < n; k++) {
-        const r = await postJoin(srv.url, slug, key, { email: `d${daysAgo}-${k}@example.com`, source: ['hero-form', 'footer', 'newsletter'][k % 3] });
+        const r = await postJoin(srv.url, slug, key, {
+          email: `d${daysAgo}-${k}@example.com`,
+          source: ['hero-form', 'footer', 'newsletter'][k % 3],
+        });
         expect(r.status).toBe(201);
         joined.push([r.body.data.entryId, daysAgo]);
       }
@@ -256,7 +259,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
       await other.getByText("You're on the list!").waitFor();
       await other.getByLabel('Email').fill('from-landing@example.com');
       await other.getByRole('button', { name: 'Join the waitlist' }).click();
-      await other.getByRole('status').filter({ hasText: /already/i }).waitFor();
+      await other
+        .getByRole('status')
+        .filter({ hasText: /already/i })
+        .waitFor();
       // A refused field shows the server's per-field words, not a bare "Validation failed".
       await other.getByLabel('Email').fill('long-name@example.com');
       await other.getByLabel('Name').fill('x'.repeat(201));
