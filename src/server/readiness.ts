@@ -6,7 +6,7 @@ import { DatabaseUnavailableError } from '../db/errors.js';
 /** One named readiness check: resolves when fine; resolves with a reason string, or throws, when not. */
 export interface ReadinessCheck {
   name: string;
-  check(): Promise<string | undefined | void>;
+  check(): Promise<string | undefined>;
 }
 
 export interface CheckResult {

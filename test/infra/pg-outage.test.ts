@@ -4,7 +4,7 @@
 // nothing acknowledged is lost, and /readyz follows the database.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { Client, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { clusterUnavailableReason, startCluster, type Cluster } from '../helpers/pg-cluster.js';
 
 const skip = clusterUnavailableReason();

@@ -5,12 +5,13 @@
 import type { Polka } from 'polka';
 import type { ServerResponse } from 'node:http';
 import { unavailable } from '../../core/errors.js';
+import { databaseReadiness } from '../../core/health.js';
 import type { Deps, Req } from '../context.js';
 import { send } from '../http.js';
 import { Readiness } from '../readiness.js';
 
 export function healthRoutes(app: Polka<Req>, deps: Deps): Readiness {
-  const readiness = new Readiness([{ name: 'database', check: () => deps.store.ping() }, ...(deps.readiness ?? [])]);
+  const readiness = new Readiness([{ name: 'database', check: databaseReadiness(deps.store) }, ...(deps.readiness ?? [])]);
   app.get('/healthz', (_req, res) => send(res, 200, 'ok', { status: 'ok' }));
   app.get('/readyz', async (_req: Req, res: ServerResponse) => {
     res.setHeader('Cache-Control', 'no-store');
