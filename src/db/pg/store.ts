@@ -322,7 +322,6 @@ class PgStore implements Store {
       .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
       .returning({ id: s.entries.id });
     const ids = new Set(inserted.map((r) => r.id));
-    for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
     const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
     if (used.length) {
       // Bookkeeping only: a failure here must not turn committed joins into errors.
@@ -332,6 +331,8 @@ class PgStore implements Store {
         .where(sql`${s.apiKeys.id} = ANY(${sql.param(used)})`)
         .catch((err: Error) => console.error('could not update last_used_at:', err.message));
     }
+    // Answered after the bookkeeping, so a key read right after a 201 shows its lastUsedAt.
+    for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
   }
 
   private entryFilter(projectId: string, search?: string): SQL {
