@@ -170,6 +170,7 @@ export class KeyVerifier {
   private readonly pendingByKey = new Map<string, number>();
   private readonly pendingByClient = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
+  private readonly spent = new Map<string, number>(); // lookup → until (ms): refused without a read
   private readonly gate: Gate;
   private readonly o: Required<Omit<KeyVerifierOptions, 'maxConcurrent' | 'maxQueued'>>;
 
@@ -197,6 +198,13 @@ export class KeyVerifier {
     if (!m) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
     const parsed = parseKey(m[1]!);
     if (!parsed) throw unauthorized('Invalid API key');
+    // A key whose failure budget is spent is refused before the database is read: a flood then costs
+    // no query per request. (Only keys not yet verified get here: verifying one clears the entry.)
+    const spentUntil = this.spent.get(parsed.lookup);
+    if (spentUntil !== undefined) {
+      if (spentUntil > Date.now()) throw unavailable('Too many API key checks in progress; retry shortly', 1);
+      this.spent.delete(parsed.lookup);
+    }
     const row = await this.store.keyForAuth(parsed.lookup);
     if (!row || row.revokedAt !== null) throw unauthorized('Invalid API key');
     const digest = sha256(parsed.secret);
@@ -208,6 +216,8 @@ export class KeyVerifier {
     let outcome = await this.compare(row, parsed.secret, digest, guard);
     // The identical check another client started was refused by that client's limit: run our own.
     if (outcome.limited && outcome.owner !== guard) outcome = await this.compare(row, parsed.secret, digest, guard);
+    if (outcome.ok === true) this.spent.delete(parsed.lookup);
+    if (outcome.spent) this.remember(this.spent, parsed.lookup, Date.now() + 1000 / this.o.keyFailuresPerSec);
     if (outcome.limited) throw outcome.limited;
     if (outcome.ok === false) throw unauthorized('Invalid API key');
     if (outcome.ok === undefined) throw unavailable('Too many API key checks in progress; retry shortly', 1);
@@ -247,7 +257,7 @@ export class KeyVerifier {
       }
       if (!this.takeToken(row.id)) {
         await guard?.succeeded(); // not run, so not a failure
-        return { ok: undefined };
+        return { ok: undefined, spent: true };
       }
       const ok = await this.gate.run(() => bcrypt.compare(secret, row.secretHash), row.id);
       if (ok === true) this.remember(this.verified, row.id, { hash: row.secretHash, digest });
@@ -295,6 +305,8 @@ export class KeyVerifier {
 /** What a comparison came to: `ok` (undefined = refused by a budget), or the client's limit error. */
 interface Outcome {
   ok?: boolean | undefined;
+  /** The key's failure budget is empty. */
+  spent?: boolean;
   limited?: unknown;
   owner?: BcryptGuard | undefined;
 }

@@ -130,6 +130,17 @@ describe('KeyVerifier budgets (issue 10 #1)', () => {
     expect((await v.verify(bearer(SECRET, LOOKUP_B))).id).toBe('key_2'); // another key has its own bucket
   });
 
+  it("once a key's budget is spent, its checks are refused without reading the database", async () => {
+    const store = storeOfTwo();
+    const v = new KeyVerifier(store, { keyFailureBurst: 2, keyFailuresPerSec: 0.001 });
+    for (const c of 'xy') await expect(v.verify(bearer(other(c)))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(v.verify(bearer(other('z')))).rejects.toMatchObject({ code: 'service_unavailable' });
+    const reads = (store.keyForAuth as unknown as { mock: { calls: unknown[] } }).mock.calls.length;
+    for (let i = 0; i < 5; i++) await expect(v.verify(bearer(other('q')))).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect((store.keyForAuth as unknown as { mock: { calls: unknown[] } }).mock.calls.length).toBe(reads);
+    expect((await v.verify(bearer(SECRET, LOOKUP_B))).id).toBe('key_2'); // another key is not affected
+  });
+
   it('one client may have only two checks pending', async () => {
     const v = new KeyVerifier(storeOfTwo(), { perKeyPending: 100, keyFailureBurst: 100 });
     const g = guardFor('198.51.100.9');
