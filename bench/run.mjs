@@ -485,9 +485,11 @@ try {
   console.log(`waitlist bench (${FULL ? 'full' : 'quick'}: ${SIZE.toLocaleString('en')} entries, ${LOAD_S} s load runs) on ${PG ? 'PostgreSQL' : 'SQLite'}`);
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average at start ${load1}; load tool: ${hasWrk ? 'wrk -t1' : 'autocannon'}`);
   await benchJoin();
+  await (await import('./events.mjs')).benchEvents({ startProcess, freshDb, setUp, load, row, fmt, stop, api, log, LOAD_S, PG });
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   if (!args['join-only']) {
     await benchReads();
+    await (await import('./lifecycle.mjs')).benchLifecycle({ SIZE, LOAD_S, log, row, fmt, freshDb, startServer, stop, api, setUp, p50, timed });
     benchCli();
   }
   console.log('');

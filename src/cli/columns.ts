@@ -22,6 +22,7 @@ export const keyColumns: Column<ApiKey>[] = [
   { header: 'PREFIX', value: (k) => k.prefix },
   { header: 'CREATED', value: (k) => k.createdAt, pretty: (k) => shortTime(k.createdAt) },
   { header: 'LAST USED', value: (k) => k.lastUsedAt, pretty: (k) => shortTime(k.lastUsedAt) || 'never' },
+  { header: 'KIND', value: (k) => k.kind },
 ];
 
 /** `key create`: every key column, then the full key (shown this once). */
@@ -37,4 +38,6 @@ export const entryColumns: Column<Entry>[] = [
   { header: 'SOURCE', value: (e) => e.source },
   { header: 'COUNTRY', value: (e) => e.country },
   { header: 'CREATED', value: (e) => e.createdAt, pretty: (e) => shortTime(e.createdAt) },
+  { header: 'STATUS', value: (e) => e.status },
+  { header: 'POSITION', value: (e) => (e.position === null || e.position === undefined ? null : String(e.position)) },
 ];

@@ -8,6 +8,7 @@ import { registerAdmin } from './commands/admin.js';
 import { registerAuth } from './commands/auth.js';
 import { registerProject } from './commands/project.js';
 import { registerKey } from './commands/key.js';
+import { registerWebhook } from './commands/webhook.js';
 import { registerEntry } from './commands/entry.js';
 import { ApiError } from '../client/index.js';
 import { CliError, EXIT } from './errors.js';
@@ -31,6 +32,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerAuth(program, ctx);
   registerProject(program, ctx);
   registerKey(program, ctx);
+  registerWebhook(program);
   registerEntry(program, ctx);
   registerAdmin(program, ctx);
   program.addHelpText(

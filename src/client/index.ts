@@ -22,6 +22,19 @@ import type {
   SignupBody,
   UpdateEntryBody,
 } from '../contract/schemas.js';
+import type { EntryStatusName, InvitePreview, InviteResult, LeaderboardEntry } from '../contract/lifecycle.js';
+import type {
+  CreateWebhookBody,
+  Delivery,
+  EmailLogItem,
+  PreviewTemplateBody,
+  PutTemplatesBody,
+  RenderedEmail,
+  Templates,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookCreated,
+} from '../contract/events.js';
 
 export const SESSION_COOKIE = 'waitlist_session';
 
@@ -141,14 +154,18 @@ export class WaitlistClient {
   listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>
     this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
   getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
-  createKey = (p: string, body: { name: string }) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
+  createKey = (p: string, body: { name: string; kind?: 'publishable' | 'secret' }) =>
+    this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
   updateKey = (p: string, k: string, body: { name: string }) =>
     this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
   deleteKey = (p: string, k: string) =>
     this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
-  listEntries = (p: string, q: { page?: number; limit?: number; search?: string } = {}) =>
+  listEntries = (
+    p: string,
+    q: { page?: number; limit?: number; search?: string; status?: EntryStatusName; sort?: 'newest' | 'position' } = {},
+  ) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
@@ -159,6 +176,33 @@ export class WaitlistClient {
   exportEntries = (p: string, q: { format: ExportFormat; search?: string }) =>
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
+
+  // ---- lifecycle ----
+  /** Invites the next `count` waiting entries or the given ones (dryRun: only lists who would be invited). */
+  inviteEntries = (p: string, body: { count: number; dryRun?: boolean } | { entryIds: string[]; dryRun?: boolean }) =>
+    this.request<InviteResult | InvitePreview>('POST', `/api/project/${enc(p)}/invites`, { body });
+  /** Top referrers with their full entries. */
+  leaderboard = (p: string) => this.request<LeaderboardEntry[]>('GET', `/api/project/${enc(p)}/leaderboard`);
+  // ---- webhooks, email log, email templates (events layer) ----
+  listWebhooks = (p: string, q: { page?: number; limit?: number } = {}) =>
+    this.request<Page<Webhook>>('GET', `/api/project/${enc(p)}/webhooks`, { query: q });
+  getWebhook = (p: string, w: string) => this.request<Webhook>('GET', `/api/project/${enc(p)}/webhooks/${enc(w)}`);
+  createWebhook = (p: string, body: CreateWebhookBody) => this.request<WebhookCreated>('POST', `/api/project/${enc(p)}/webhooks`, { body });
+  updateWebhook = (p: string, w: string, body: UpdateWebhookBody) =>
+    this.request<Webhook>('PATCH', `/api/project/${enc(p)}/webhooks/${enc(w)}`, { body });
+  deleteWebhook = (p: string, w: string) =>
+    this.request<Webhook & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/webhooks/${enc(w)}`);
+  listDeliveries = (p: string, w: string, q: { page?: number; limit?: number } = {}) =>
+    this.request<Page<Delivery>>('GET', `/api/project/${enc(p)}/webhooks/${enc(w)}/deliveries`, { query: q });
+  retryDelivery = (p: string, w: string, d: string) =>
+    this.request<Delivery>('POST', `/api/project/${enc(p)}/webhooks/${enc(w)}/deliveries/${enc(d)}/retry`);
+  testWebhook = (p: string, w: string) => this.request<Delivery>('POST', `/api/project/${enc(p)}/webhooks/${enc(w)}/test`);
+  listEmails = (p: string, q: { page?: number; limit?: number } = {}) =>
+    this.request<Page<EmailLogItem>>('GET', `/api/project/${enc(p)}/emails`, { query: q });
+  getTemplates = (p: string) => this.request<Templates>('GET', `/api/project/${enc(p)}/templates`);
+  updateTemplates = (p: string, body: PutTemplatesBody) => this.request<Templates>('PUT', `/api/project/${enc(p)}/templates`, { body });
+  previewTemplate = (p: string, body: PreviewTemplateBody) =>
+    this.request<RenderedEmail>('POST', `/api/project/${enc(p)}/templates/preview`, { body });
 }
 
 /** The session token from a response's Set-Cookie headers; undefined when none (or it was cleared). */

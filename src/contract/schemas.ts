@@ -1,5 +1,6 @@
 // The contract's request and response shapes, shared by the server (validation) and the client (typing).
 import { z } from 'zod';
+import { KEY_KINDS, sortParam, statusParam } from './lifecycle.js';
 import { isValidEmail } from './email.js';
 import { type EventSettings, eventSettingsShape } from './settings-events.js';
 import { type LifecycleSettings, lifecycleSettingsShape } from './settings-lifecycle.js';
@@ -108,7 +109,10 @@ const keyName = z
   .trim()
   .min(1, 'Name is required')
   .max(LIMITS.keyNameChars, `Name must be at most ${LIMITS.keyNameChars} characters`);
-export const createKeyBody = z.strictObject({ name: keyName });
+export const createKeyBody = z.strictObject({
+  name: keyName,
+  kind: z.enum(KEY_KINDS, `kind must be one of ${KEY_KINDS.join(', ')}`).optional(),
+});
 export const updateKeyBody = z.strictObject({ name: keyName });
 
 // ---- join and entries ----
@@ -122,6 +126,8 @@ export const joinBody = z.strictObject({
     .max(LIMITS.sourceChars, `Source must be at most ${LIMITS.sourceChars} characters`)
     .optional(),
   metadata: metadataSchema.optional(),
+  /** A referral code of the same project; an unknown one is ignored. */
+  ref: z.string('ref must be a string').trim().max(64, 'ref must be at most 64 characters').optional(),
 });
 export const updateEntryBody = z
   .strictObject({
@@ -176,7 +182,7 @@ export const pageQuery = z.object({
   page: intParam('page', 1, 1_000_000_000, 1),
   limit: intParam('limit', 1, LIMITS.pageLimitMax, LIMITS.pageLimitDefault),
 });
-export const entryListQuery = pageQuery.extend({ search: searchParam });
+export const entryListQuery = pageQuery.extend({ search: searchParam, status: statusParam, sort: sortParam });
 export const EXPORT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export const exportQuery = z.object({
   format: z
@@ -205,7 +211,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 // ---- project settings (GET/PUT /api/project/:projectId/settings) ----
 export const SETTINGS_LIMITS = { origins: 50, originChars: 200 } as const;
 /** Join-body fields a honeypot may not shadow (plus names that are special on JS objects). */
-export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', '__proto__', 'constructor', 'prototype'];
+export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', 'ref', '__proto__', 'constructor', 'prototype'];
 /** True for names a honeypot may not take: join fields, and every name an object inherits (valueOf, toString, …). */
 export const reservedHoneypot = (v: string) => RESERVED_HONEYPOT.includes(v) || v in Object.prototype;
 export const HONEYPOT_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;

@@ -94,6 +94,8 @@ export interface ApiKey {
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** `publishable` (joins only) or `secret` (also the server-to-server routes). */
+  kind: 'publishable' | 'secret';
 }
 
 export interface CreatedApiKey extends ApiKey {
@@ -111,12 +113,27 @@ export interface Entry {
   userAgent: string | null;
   createdAt: string;
   updatedAt: string;
+  status: 'pending' | 'waiting' | 'invited' | 'accepted';
+  /** 1-based rank in the queue while waiting, else null. */
+  position: number | null;
+  referralCode: string | null;
+  referredBy: string | null;
+  referrals: number;
+  confirmedAt: string | null;
+  invitedAt: string | null;
+  acceptedAt: string | null;
 }
 
 export interface JoinResult {
   entryId: string;
   email: string;
   createdAt: string;
+  status?: 'pending' | 'waiting' | 'invited' | 'accepted';
+  position?: number | null;
+  referralCode?: string;
+  referralUrl?: string;
+  /** Lets the subscriber see their status and leave (shown once). */
+  statusToken?: string;
 }
 
 export interface Stats {
@@ -126,4 +143,7 @@ export interface Stats {
   perDay: { date: string; count: number }[];
   topSources: { source: string; count: number }[];
   topCountries: { country: string; count: number }[];
+  byStatus?: { pending: number; waiting: number; invited: number; accepted: number };
+  /** Entries that came through a referral. */
+  referred?: number;
 }

@@ -1,8 +1,15 @@
 // Waitlist entries: join (the public hot path), list/search, read, update, soft delete, export, stats.
 import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
-import type { EntryRow, PageArgs, Store } from '../db/store.js';
+import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
+import type { OutboxWrites } from '../db/outbox.js';
+import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
+import { sha256 } from './crypto.js';
+import { newReferralCode, newSecret } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
+import { newEmail, newEvent, type EmailVars } from './outbox.js';
+import { featureSettings } from './settings.js';
+import { toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
 
@@ -14,11 +21,23 @@ export interface JoinContext {
   ip: string | null;
   country: string | null;
   userAgent: string | null;
+  /** The project row, for its lifecycle settings (double opt-in, referral boost); defaults without it. */
+  project?: ProjectRow;
+  /** The links of the confirmation email (confirmUrl, statusUrl, leaveUrl) for the new tokens. */
+  links?: (statusToken: string, confirmToken: string) => EmailVars;
 }
 
+/** A new entry and the secrets made for it (shown once, stored only hashed). */
+export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string | null };
+
 /** Adds a subscriber; 409 email_taken when a live entry of the project has the same email. */
-export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody): Promise<EntryRow> {
+export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody): Promise<JoinedEntry> {
   const now = Date.now();
+  const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
+  // An unknown (or another project's) ref is ignored, not an error.
+  const referrer = body.ref ? await store.lifecycle.entryByReferralCode(ctx.projectId, body.ref) : undefined;
+  const statusToken = newSecret();
+  const confirmToken = settings.doubleOptIn ? newSecret() : null;
   const row: EntryRow = {
     id: newId('ent'),
     projectId: ctx.projectId,
@@ -33,11 +52,37 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    status: settings.doubleOptIn ? 'pending' : 'waiting',
+    ordinal: 0, // given by the store inside the insert's transaction
+    k: 0,
+    referralCode: newReferralCode(),
+    referredBy: referrer?.id ?? null,
+    referrals: 0,
+    statusTokenHash: sha256(statusToken),
+    confirmTokenHash: confirmToken ? sha256(confirmToken) : null,
+    confirmSentAt: confirmToken ? now : null,
+    confirmResentAt: null,
+    confirmedAt: null,
+    invitedAt: null,
+    acceptedAt: null,
+    inviteCodeHash: null,
+    inviteExpiresAt: null,
   };
-  if ((await store.insertEntry(row, ctx.keyId)) === 'duplicate') {
+  // entry.created (with its status) is written in the join's group commit (never lost, never sent for
+  // a duplicate); with double opt-in, so is the confirmation email.
+  const outbox: OutboxWrites = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
+  if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
+    outbox.emails = [newEmail(row.projectId, 'welcome', row.email, { email: row.email, name: row.name }, now)];
+  }
+  if (confirmToken && ctx.project && ctx.links) {
+    outbox.emails = [
+      newEmail(row.projectId, 'confirmation', row.email, { email: row.email, name: row.name, ...ctx.links(statusToken, confirmToken) }, now),
+    ];
+  }
+  if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }
-  return row;
+  return { ...row, statusToken, confirmToken };
 }
 
 export const listEntries = (store: Store, projectId: string, page: PageArgs, search?: string) =>
@@ -58,8 +103,13 @@ export async function updateEntry(store: Store, projectId: string, entryId: stri
   return e;
 }
 
-export async function deleteEntry(store: Store, projectId: string, entryId: string) {
-  const e = await store.softDeleteEntry(projectId, entryId, Date.now());
+export async function deleteEntry(store: Store, projectId: string, entryId: string, _project?: ProjectRow) {
+  // Through the lifecycle store: the entry leaves the queue, a counted referral is taken back, and
+  // entry.deleted is written in the same transaction.
+  const now = Date.now();
+  const e = await store.lifecycle.softDelete(projectId, entryId, now, 0, (deleted) => ({
+    events: [newEvent('entry.deleted', projectId, toEntry(deleted), now)],
+  }));
   if (!e) throw notFound('Entry');
   return e;
 }
@@ -82,7 +132,8 @@ const DAY_MS = 86_400_000;
 export async function projectStats(store: Store, projectId: string, now = Date.now()): Promise<Stats> {
   const today = Math.floor(now / DAY_MS);
   const first = today - 29;
-  const rows = await store.stats(projectId, first);
+  const [rows, counts] = await Promise.all([store.stats(projectId, first), store.lifecycle.statusCounts(projectId)]);
+  const { referred, ...byStatus } = counts;
   const byDay = new Map(rows.perDay.map((r) => [r.day, r.count]));
   const perDay = Array.from({ length: 30 }, (_, i) => ({
     date: new Date((first + i) * DAY_MS).toISOString().slice(0, 10),
@@ -96,5 +147,7 @@ export async function projectStats(store: Store, projectId: string, now = Date.n
     perDay,
     topSources: rows.topSources,
     topCountries: rows.topCountries,
+    byStatus,
+    referred,
   };
 }

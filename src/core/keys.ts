@@ -3,40 +3,52 @@
 // so bcrypt runs once per key, while the row's revoked state is read on every join; see KeyVerifier for
 // how bcrypt work stays bounded under a flood of bad keys.
 import bcrypt from 'bcrypt';
-import type { KeyAuthRow, KeyRow, PageArgs, Store } from '../db/store.js';
+import type { KeyAuthRow, KeyKind, KeyRow, PageArgs, Store } from '../db/store.js';
 import { randomToken, safeEqual, sha256 } from './crypto.js';
 import { AppError, notFound, unavailable } from './errors.js';
 import { newId } from './ids.js';
 
 const LOOKUP_LEN = 12; // 9 random bytes, base64url
 const SECRET_LEN = 32; // 24 random bytes (192 bits), base64url
-const KEY_RE = new RegExp(`^wl_[A-Za-z0-9_-]{${LOOKUP_LEN + SECRET_LEN}}$`);
-const PREFIX_LEN = 'wl_'.length + 8;
+// `wl_pk_…` (publishable) and `wl_sk_…` (secret); keys made before kinds existed are `wl_…` (publishable).
+// The lengths differ (50 vs 47 characters), so the two shapes cannot be confused.
+const KEY_RE = new RegExp(`^wl_(?:(pk|sk)_)?([A-Za-z0-9_-]{${LOOKUP_LEN + SECRET_LEN}})$`);
+const KIND_TAG = { publishable: 'pk', secret: 'sk' } as const;
 const KEY_BCRYPT_COST = 10;
 
 /** Splits a presented key into its lookup id and secret; undefined when malformed. */
-export function parseKey(value: string): { lookup: string; secret: string } | undefined {
-  if (!KEY_RE.test(value)) return undefined;
-  return { lookup: value.slice(3, 3 + LOOKUP_LEN), secret: value.slice(3 + LOOKUP_LEN) };
+export function parseKey(value: string): { lookup: string; secret: string; kind?: KeyKind } | undefined {
+  const m = KEY_RE.exec(value);
+  if (!m) return undefined;
+  const body = m[2]!;
+  const kind = m[1] === 'pk' ? 'publishable' : m[1] === 'sk' ? 'secret' : undefined;
+  return { lookup: body.slice(0, LOOKUP_LEN), secret: body.slice(LOOKUP_LEN), ...(kind ? { kind } : {}) };
 }
 
 /** Creates a key for a project; the full value is returned here and never again. */
-export async function createKey(store: Store, projectId: string, name: string): Promise<{ row: KeyRow; key: string }> {
+export async function createKey(
+  store: Store,
+  projectId: string,
+  name: string,
+  kind: KeyKind = 'publishable',
+): Promise<{ row: KeyRow; key: string }> {
   const lookup = randomToken(9);
   const secret = randomToken(24);
-  const key = `wl_${lookup}${secret}`;
+  const head = `wl_${KIND_TAG[kind]}_`;
+  const key = `${head}${lookup}${secret}`;
   const now = Date.now();
   const row: KeyRow = {
     id: newId('key'),
     projectId,
     name,
     lookup,
-    prefix: key.slice(0, PREFIX_LEN),
+    prefix: key.slice(0, head.length + 8),
     secretHash: await bcrypt.hash(secret, KEY_BCRYPT_COST),
     createdAt: now,
     updatedAt: now,
     lastUsedAt: null,
     revokedAt: null,
+    kind,
   };
   await store.insertKey(row);
   return { row, key };
@@ -207,6 +219,8 @@ export class KeyVerifier {
     }
     const row = await this.store.keyForAuth(parsed.lookup);
     if (!row || row.revokedAt !== null) throw unauthorized('Invalid API key');
+    // A value's kind tag must match its row (old untagged keys are publishable rows).
+    if ((parsed.kind ?? 'publishable') !== row.kind) throw unauthorized('Invalid API key');
     const digest = sha256(parsed.secret);
     const known = this.verified.get(row.id);
     if (known !== undefined && known.hash === row.secretHash) {

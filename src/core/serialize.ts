@@ -26,9 +26,11 @@ export const toKey = (k: KeyRow): ApiKey => ({
   prefix: k.prefix,
   createdAt: iso(k.createdAt),
   lastUsedAt: isoOrNull(k.lastUsedAt),
+  kind: k.kind,
 });
 
-export const toEntry = (e: EntryRow): Entry => ({
+/** The management API's entry; `position` is computed by the caller (core/lifecycle.ts withPositions). */
+export const toEntry = (e: EntryRow, position: number | null = null): Entry => ({
   entryId: e.id,
   email: e.email,
   name: e.name,
@@ -39,6 +41,14 @@ export const toEntry = (e: EntryRow): Entry => ({
   userAgent: e.userAgent,
   createdAt: iso(e.createdAt),
   updatedAt: iso(e.updatedAt),
+  status: e.status,
+  position: e.status === 'waiting' ? position : null,
+  referralCode: e.referralCode,
+  referredBy: e.referredBy,
+  referrals: e.referrals,
+  confirmedAt: isoOrNull(e.confirmedAt),
+  invitedAt: isoOrNull(e.invitedAt),
+  acceptedAt: isoOrNull(e.acceptedAt),
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

@@ -1,4 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { LifecycleStore } from './lifecycle.js';
+import type { EventStore, OutboxWrites } from './outbox.js';
 
 // The one interface core code sees. Each dialect (src/db/sqlite, src/db/pg) implements it; nothing
 // outside src/db knows which database is underneath. Times are epoch milliseconds.
@@ -49,7 +51,11 @@ export interface KeyRow {
   updatedAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** `publishable` (joins only; every key made before kinds existed) or `secret` (server-to-server). */
+  kind: KeyKind;
 }
+
+export type KeyKind = 'publishable' | 'secret';
 
 /** What the join path needs about a key, in one indexed read. */
 export interface KeyAuthRow {
@@ -57,6 +63,7 @@ export interface KeyAuthRow {
   projectId: string;
   secretHash: string;
   revokedAt: number | null;
+  kind: KeyKind;
 }
 
 export interface EntryRow {
@@ -73,7 +80,26 @@ export interface EntryRow {
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
+  // The lifecycle (src/db/lifecycle.ts). `ordinal` and `k` are given by the store inside the insert's
+  // transaction (k = ordinal - referralBoost × referrals); the token columns hold SHA-256 hashes only.
+  status: EntryStatus;
+  ordinal: number;
+  k: number;
+  referralCode: string | null;
+  referredBy: string | null;
+  referrals: number;
+  statusTokenHash: string | null;
+  confirmTokenHash: string | null;
+  confirmSentAt: number | null;
+  confirmResentAt: number | null;
+  confirmedAt: number | null;
+  invitedAt: number | null;
+  acceptedAt: number | null;
+  inviteCodeHash: string | null;
+  inviteExpiresAt: number | null;
 }
+
+export type EntryStatus = 'pending' | 'waiting' | 'invited' | 'accepted';
 
 export interface PageArgs {
   offset: number;
@@ -149,8 +175,13 @@ export interface Store {
   keyForAuth(lookup: string): Promise<KeyAuthRow | undefined>;
 
   // entries (reads skip soft-deleted rows)
-  /** Inserts unless a live entry of the project has the same emailNorm; resolves after the commit. */
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult>;
+  /**
+   * Inserts unless a live entry of the project has the same emailNorm; resolves after the commit.
+   * In the same transaction: the row's join ordinal (and k) is given; when it enters the queue as
+   * `waiting` with a `referredBy`, that referrer is credited; `outbox` (events, emails) is written,
+   * only when the row was inserted.
+   */
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult>;
   listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>>;
   /** Up to `limit` entries older than `beforeId` (newest first), for streaming exports. */
   entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string): Promise<EntryRow[]>;
@@ -161,7 +192,13 @@ export interface Store {
     patch: { name?: string | null; metadata?: string },
     now: number,
   ): Promise<EntryRow | undefined>;
-  softDeleteEntry(projectId: string, entryId: string, now: number): Promise<EntryRow | undefined>;
+  /** `outbox` builds the events/emails of the deletion, written in its transaction. */
+  softDeleteEntry(
+    projectId: string,
+    entryId: string,
+    now: number,
+    outbox?: (deleted: EntryRow) => OutboxWrites,
+  ): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
 
   /**
@@ -170,9 +207,16 @@ export interface Store {
    */
   checkWritable(): Promise<void>;
 
+  /** Statuses, queue positions, referrals, tokens and invites (src/db/lifecycle.ts). */
+  readonly lifecycle: LifecycleStore;
+
   /** A rate limiter whose counters live where every instance sharing this database sees them. */
   rateLimiter(opts: LimiterOptions): RateLimiterAbstract;
 
+  /** The events layer: outbox, webhooks, deliveries, email templates (src/db/outbox.ts). */
+  readonly events: EventStore;
+  /** `listener` runs after each commit that wrote outbox rows (the dispatcher wakes on it). */
+  onOutboxWrite(listener: () => void): void;
   /** Readiness probe: resolves when the database can take writes now; rejects (DatabaseUnavailableError) otherwise. Cheap. */
   ping(): Promise<void>;
 

@@ -10,8 +10,13 @@ import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { joinRoutes } from './routes/join.js';
 import { keyRoutes } from './routes/keys.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { subscriberRoutes } from './routes/subscriber.js';
+import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { templateRoutes } from './routes/templates.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './static.js';
 
 export function createApp(deps: Deps): Polka<Req> {
@@ -22,6 +27,8 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(apiGuard(deps));
   healthRoutes(app, deps);
   joinRoutes(app, deps);
+  subscriberRoutes(app, deps);
+  subscriberPages(app, deps);
   authRoutes(app, deps);
   // Everything else under /api needs a session.
   app.use('/api/project', requireSession);
@@ -29,6 +36,9 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  lifecycleRoutes(app, deps);
+  webhookRoutes(app, deps);
+  templateRoutes(app, deps);
   dashboardRoutes(app);
   return app;
 }

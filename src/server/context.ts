@@ -2,6 +2,8 @@
 import type { Request } from 'polka';
 import type { Store, UserRow } from '../db/store.js';
 import type { KeyVerifier } from '../core/keys.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import type { Mailer } from '../core/mailer.js';
 import type { Trust } from './client-ip.js';
 import type { HostPolicy } from './hosts.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
@@ -23,10 +25,17 @@ export interface ServerOptions extends RateLimitOptions {
   /** Seconds allowed to receive a request's headers / the whole request. */
   headersTimeoutSec?: number;
   requestTimeoutSec?: number;
-  /** The server's public base URL (--public-url / WAITLIST_PUBLIC_URL): its host and origin are accepted on /api. */
-  publicUrl?: string | undefined;
+  /**
+   * The server's public base URL (--public-url / WAITLIST_PUBLIC_URL): the base of every link the server
+   * sends out (emails; default: the URL it listens on), and its host and origin are accepted on /api.
+   */
+  publicUrl?: string;
   /** Extra Host names accepted on /api (--allowed-hosts / WAITLIST_ALLOWED_HOSTS): `name` or `name:port`. */
   allowedHosts?: string[] | undefined;
+  /** Events layer: SMTP server (smtp[s]://user:pass@host:port), sender, and webhooks to private addresses. */
+  smtpUrl?: string;
+  mailFrom?: string;
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface Deps {
@@ -39,6 +48,12 @@ export interface Deps {
   authLimiter: AuthLimiter | null;
   /** Host names accepted on /api (DNS-rebinding guard); absent = any. */
   hosts?: HostPolicy;
+  /** Delivers the outbox (webhooks, emails) after commit. */
+  dispatcher: Dispatcher;
+  /** null when the server has no SMTP (--smtp-url). */
+  mailer: Mailer | null;
+  /** Base of the links the server sends out (emails), no trailing slash: --public-url, else the listening URL. */
+  publicBaseUrl: () => string;
   /** Readiness checks beside the database's own (GET /readyz), e.g. an outbox backlog. */
   readiness?: ReadinessCheck[];
 }

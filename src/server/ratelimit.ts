@@ -74,8 +74,14 @@ function limited(message: string, name: string, q: number, w: number, ms: number
 
 export class JoinLimiter {
   private readonly limiter: RateLimiterAbstract;
-  constructor(store: Store, readonly points: number, readonly windowSec: number) {
-    this.limiter = store.rateLimiter({ keyPrefix: 'join', points, duration: windowSec });
+  constructor(
+    store: Store,
+    readonly points: number,
+    readonly windowSec: number,
+    /** Counter namespace: `join`, or `self` for the subscriber's status/confirm/leave routes. */
+    private readonly name = 'join',
+  ) {
+    this.limiter = store.rateLimiter({ keyPrefix: name, points, duration: windowSec });
   }
 
   /** Counts one join; resolves with the headers to send, or throws 429 rate_limited. */
@@ -83,12 +89,13 @@ export class JoinLimiter {
     try {
       const r = await this.limiter.consume(`${projectId}|${limitKey(ip)}`);
       return {
-        'RateLimit-Policy': policy('join', this.points, this.windowSec),
-        RateLimit: state('join', r.remainingPoints, r.msBeforeNext),
+        'RateLimit-Policy': policy(this.name, this.points, this.windowSec),
+        RateLimit: state(this.name, r.remainingPoints, r.msBeforeNext),
       };
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
-      throw limited('Too many sign-ups from this address', 'join', this.points, this.windowSec, e.msBeforeNext);
+      const what = this.name === 'join' ? 'sign-ups' : 'requests';
+      throw limited(`Too many ${what} from this address`, this.name, this.points, this.windowSec, e.msBeforeNext);
     }
   }
 }

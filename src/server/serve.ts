@@ -3,6 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
+import { purgePending } from '../core/lifecycle.js';
+import { Dispatcher, type DispatcherOptions } from '../core/dispatcher.js';
+import { Mailer } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
 import { compileTrust } from './client-ip.js';
@@ -13,6 +16,8 @@ import { lockDatabase } from '../db/sqlite/lock.js';
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
   host: string;
+  /** Seconds between webhook/email attempts (default: RETRY_SCHEDULE_SEC in src/core/dispatcher.ts). */
+  retrySchedule?: number[];
 }
 
 export interface RunningServer {
@@ -35,8 +40,20 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     lock?.release();
     throw err;
   }
+  const mailer = config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom || 'waitlist@localhost' }) : null;
+  const dispatchOpts: DispatcherOptions = {
+    mailer,
+    allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
+    publicUrl: config.publicUrl ?? '',
+    ...(config.retrySchedule ? { retrySchedule: config.retrySchedule } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  const dispatcher = new Dispatcher(store, dispatchOpts);
   const deps = {
     hosts,
+    dispatcher,
+    mailer,
+    publicBaseUrl: () => dispatchOpts.publicUrl,
     store,
     options: config,
     keys: new KeyVerifier(store),
@@ -45,6 +62,11 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     authLimiter: config.rateLimit ? new AuthLimiter(store, config) : null,
   };
   const app = createApp(deps);
+  // Unconfirmed (pending) entries past their project's pendingPurgeDays are erased hourly.
+  const purge = () => void purgePending(store).catch((e: Error) => console.error('pending purge failed:', e.message));
+  const purger = setInterval(purge, 3_600_000);
+  purger.unref();
+  setTimeout(purge, 5_000).unref();
   const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
   let closing: Promise<void> | undefined;
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
@@ -70,6 +92,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const addr = server.address() as AddressInfo;
   hosts.bind();
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  dispatchOpts.publicUrl = (config.publicUrl ?? `http://${host}:${addr.port}`).replace(/\/+$/, '');
+  dispatcher.start(); // delivers what a previous run left undelivered, too
   return {
     url: `http://${host}:${addr.port}`,
     server,
@@ -86,6 +110,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           });
           server.closeIdleConnections();
         });
+        clearInterval(purger);
+        await dispatcher.stop();
+        mailer?.close();
         await store.close();
         lock?.release();
       })();

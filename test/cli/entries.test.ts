@@ -49,7 +49,7 @@ describe('entry list', () => {
     const tsv = await cli(['entry', 'list', '--project', 'entries', '--all', '--limit', '4'], as());
     const rows = tsv.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(N);
-    expect(rows.every((r) => r.split('\t').length === 6)).toBe(true);
+    expect(rows.every((r) => r.split('\t').length === 8)).toBe(true); // … CREATED, STATUS, POSITION
 
     const table = await cli(['entry', 'list', '--project', 'entries', '--all', '--limit', '10'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
     expect(table.stdout.match(/│ ent_/g)).toHaveLength(N);
@@ -116,7 +116,9 @@ describe('entry export', () => {
 
     const csv = await cli(['entry', 'export', '--project', 'entries', '--format', 'csv'], as());
     const rows = csv.stdout.trimEnd().split('\n');
-    expect(rows[0]).toBe('"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt"');
+    expect(rows[0]).toBe(
+      '"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt","status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',
+    );
     expect(rows).toHaveLength(total() + 1);
 
     const dflt = await cli(['entry', 'export', '--project', 'entries'], as());

@@ -146,11 +146,11 @@ describe('key', () => {
     const r = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'ci'], as());
     expect(r.exitCode).toBe(0);
     const cells = r.stdout.trimEnd().split('\t');
-    expect(cells).toEqual([expect.stringMatching(/^key_/), 'ci', expect.stringMatching(/^wl_/), expect.stringMatching(/^\d{4}-/), '', expect.stringMatching(/^wl_/)]);
-    expect(cells[5]!.startsWith(cells[2]!)).toBe(true);
+    expect(cells).toEqual([expect.stringMatching(/^key_/), 'ci', expect.stringMatching(/^wl_pk_/), expect.stringMatching(/^\d{4}-/), '', 'publishable', expect.stringMatching(/^wl_pk_/)]);
+    expect(cells[6]!.startsWith(cells[2]!)).toBe(true);
     const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
-    expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KEY +│/);
-    expect(table.stdout).toMatch(/│ never +│ wl_/);
+    expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KIND +│ KEY +│/);
+    expect(table.stdout).toMatch(/│ never +│ publishable +│ wl_pk_/);
     const missing = await cli(['key', 'list'], as());
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('--project');

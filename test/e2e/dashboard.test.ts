@@ -190,7 +190,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^rocket-entries-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     const lines = csv.trim().split('\n');
-    expect(lines[0]).toBe('"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt"'); // every cell quoted (docs/security.md)
+    expect(lines[0]).toBe(
+      '"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt","status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',
+    ); // every cell quoted (docs/security.md)
     expect(lines).toHaveLength(5);
     expect(csv).toContain('ada@example.com');
     expect(csv).not.toContain('grace@example.com');

@@ -1,5 +1,7 @@
 // Per-project join settings over HTTP: the sub-resource itself, and what each setting does at join.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
+import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import {
   cleanup,
   Client,
@@ -25,7 +27,7 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const DEFAULTS = { allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
+const DEFAULTS = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
@@ -42,6 +44,7 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',

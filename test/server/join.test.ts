@@ -55,7 +55,8 @@ describe('join: success', () => {
     const got = ok(await owner.get(`/api/project/${A.projectId}/waitlist/${id}`));
     expect(got).toMatchObject({ email: e, name: 'Ada', source: 'twitter', metadata: meta, ip: '127.0.0.1', userAgent: 'TestAgent/1.0', country: null });
     expect(Object.keys(got).sort()).toEqual(
-      ['country', 'createdAt', 'email', 'entryId', 'ip', 'metadata', 'name', 'source', 'updatedAt', 'userAgent'].sort(),
+      ['country', 'createdAt', 'email', 'entryId', 'ip', 'metadata', 'name', 'source', 'updatedAt', 'userAgent', 'status', 'position',
+        'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'].sort(),
     );
   });
 

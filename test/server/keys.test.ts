@@ -19,7 +19,7 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const KEY_FIELDS = ['createdAt', 'keyId', 'lastUsedAt', 'name', 'prefix'];
+const KEY_FIELDS = ['createdAt', 'keyId', 'kind', 'lastUsedAt', 'name', 'prefix'];
 const base = () => `/api/project/${A.projectId}/apikey`;
 let n = 0;
 const email = () => `k-${++n}@example.com`;

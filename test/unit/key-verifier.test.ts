@@ -18,7 +18,7 @@ function fakeStore(get: () => KeyAuthRow | undefined) {
 const bearer = (secret: string, lookup = LOOKUP) => `Bearer wl_${lookup}${secret}`;
 
 beforeAll(async () => {
-  row = { id: 'key_1', projectId: 'prj_1', secretHash: await bcrypt.hash(SECRET, 4), revokedAt: null };
+  row = { id: 'key_1', projectId: 'prj_1', secretHash: await bcrypt.hash(SECRET, 4), revokedAt: null, kind: 'publishable' };
 });
 afterEach(() => vi.restoreAllMocks());
 

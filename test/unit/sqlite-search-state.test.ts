@@ -11,9 +11,14 @@ import type { EntryRow } from '../../src/db/store.js';
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const LIFECYCLE = {
+  status: 'waiting', ordinal: 0, k: 0, referralCode: null, referredBy: null, referrals: 0, statusTokenHash: null,
+  confirmTokenHash: null, confirmSentAt: null, confirmResentAt: null, confirmedAt: null, invitedAt: null, acceptedAt: null,
+  inviteCodeHash: null, inviteExpiresAt: null,
+} as const;
 const entry = (id: string, email: string, projectId = 'prj_1'): EntryRow => ({
   id, projectId, email, emailNorm: email, name: `Name ${email}`, source: 's', metadata: '{}', ip: null, country: null,
-  userAgent: null, createdAt: 1, updatedAt: 1, deletedAt: null,
+  userAgent: null, createdAt: 1, updatedAt: 1, deletedAt: null, ...LIFECYCLE,
 });
 
 describe('SQLite search state', () => {

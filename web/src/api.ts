@@ -65,7 +65,8 @@ export const api = {
   deleteProject: (id: string) => request<unknown>('DELETE', `/api/project/${enc(id)}`),
 
   keys: (pid: string, page = 1, limit = 100) => request<Page<ApiKey>>('GET', `/api/project/${enc(pid)}/apikey${qs({ page, limit })}`),
-  createKey: (pid: string, name: string) => request<CreatedApiKey>('POST', `/api/project/${enc(pid)}/apikey`, { name }),
+  createKey: (pid: string, name: string, kind?: 'publishable' | 'secret') =>
+    request<CreatedApiKey>('POST', `/api/project/${enc(pid)}/apikey`, { name, ...(kind ? { kind } : {}) }),
   renameKey: (pid: string, kid: string, name: string) => request<ApiKey>('PUT', `/api/project/${enc(pid)}/apikey/${enc(kid)}`, { name }),
   revokeKey: (pid: string, kid: string) => request<unknown>('DELETE', `/api/project/${enc(pid)}/apikey/${enc(kid)}`),
 

@@ -1,6 +1,7 @@
 // Bodies of the entry commands, loaded only when one runs.
 import { updateEntryBody, type ExportFormat } from '../../contract/schemas.js';
 import type { Entry } from '../../contract/types.js';
+import type { EntryStatusName } from '../../contract/lifecycle.js';
 import { entryColumns } from '../columns.js';
 import { type CliContext, confirmDelete, output, sessionClient, validate, type JsonOpt } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -16,13 +17,15 @@ interface ListOpts extends ProjectOpt {
   page?: number;
   limit?: number;
   all?: boolean;
+  status?: EntryStatusName;
+  sort?: 'newest' | 'position';
 }
 
 export async function listEntries(ctx: CliContext, opts: ListOpts) {
   const client = await sessionClient(ctx);
   const out = output(ctx, opts);
   if (!opts.all) {
-    const page = await client.listEntries(opts.project, { page: opts.page, limit: opts.limit, search: opts.search });
+    const page = await client.listEntries(opts.project, { page: opts.page, limit: opts.limit, search: opts.search, status: opts.status, sort: opts.sort });
     out.list(page.items, entryColumns, page.total === 0 ? 'No entries' : `No entries on page ${page.page}`);
     if (out.mode === 'table' && page.total > 0) {
       out.info(out.errColor.dim(`Page ${page.page} of ${page.totalPages} · ${page.total} entries (--page N, or --all for every page)`));
@@ -38,7 +41,7 @@ async function listAll(client: WaitlistClient, opts: ListOpts, out: Output) {
   const rows: Entry[] = [];
   let printed = 0;
   for (let page = 1; ; page++) {
-    const p = await client.listEntries(opts.project, { page, limit: opts.limit ?? 100, search: opts.search });
+    const p = await client.listEntries(opts.project, { page, limit: opts.limit ?? 100, search: opts.search, status: opts.status, sort: opts.sort });
     // Opened only once the first page is in: a 404 or 401 leaves stdout empty.
     if (page === 1 && out.mode === 'json') out.out.write('[');
     const fresh = p.items.filter((e) => !seen.has(e.entryId));

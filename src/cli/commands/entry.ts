@@ -20,7 +20,9 @@ export function registerEntry(program: Command, ctx: CliContext) {
           .option('--search <q>', 'case-insensitive substring of email or name')
           .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, 1_000_000_000)).conflicts('all'))
           .addOption(new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(intValue(1, PAGE_LIMIT_MAX)))
-          .option('--all', 'walk every page and print them all'),
+          .option('--all', 'walk every page and print them all')
+          .addOption(new Option('--status <status>', 'only entries with this status').choices(['pending', 'waiting', 'invited', 'accepted']))
+          .addOption(new Option('--sort <order>', 'newest first, or position: waiting entries in queue order').choices(['newest', 'position'])),
       ),
     ),
     [
@@ -28,6 +30,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
       'waitlist entry list --project my-app --search example.com --page 2 --limit 50',
       "waitlist entry list --project my-app --all --json | jq -r '.[].email'",
       'waitlist entry list --project my-app --all | cut -f2        # TSV when piped: id, email, name, …',
+      'waitlist entry list --project my-app --status waiting --sort position --limit 10',
     ],
   ).action(async (opts) => (await run()).listEntries(ctx, opts));
 
@@ -56,6 +59,25 @@ export function registerEntry(program: Command, ctx: CliContext) {
     withYes(withJson(withProject(entry.command('delete').argument('<entryId>', 'the entry id (ent_…)').description('Soft-delete an entry (the email may join again)')))),
     ['waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
   ).action(async (entryId: string, opts) => (await run()).deleteEntry(ctx, entryId, opts));
+
+  examples(
+    withJson(
+      withProject(
+        entry
+          .command('invite')
+          .argument('[entryIds...]', 'entries to invite (ent_…): each must be waiting or invited (re-inviting renews the code)')
+          .description('Let people in: invite the next N waiting entries in queue order, or the given entries (one transaction)')
+          .addOption(new Option('--next <n>', 'invite the first N waiting entries (1–10000)').argParser(intValue(1, 10_000)))
+          .option('--dry-run', 'only list who would be invited; change nothing'),
+      ),
+    ),
+    [
+      'waitlist entry invite --project my-app --next 100 --dry-run',
+      'waitlist entry invite --project my-app --next 100',
+      'waitlist entry invite ent_01JD3X5W8E0Q4M2K7C9B6N1R2T ent_01JD3X5W8E0Q4M2K7C9B6N1R2V --project my-app',
+      "waitlist entry invite --project my-app --next 500 --json | jq -r '.[] | [.email, .inviteCode] | @tsv'",
+    ],
+  ).action(async (entryIds: string[], opts) => (await import('./invite-run.js')).inviteEntries(entryIds, opts));
 
   examples(
     withProject(

@@ -18,8 +18,8 @@ export async function getKey(ctx: CliContext, keyId: string, opts: ProjectOpt) {
   output(ctx, opts).item(await client.getKey(opts.project, keyId));
 }
 
-export async function createKey(ctx: CliContext, opts: ProjectOpt & { name: string }) {
-  const body = validate(createKeyBody, { name: opts.name });
+export async function createKey(ctx: CliContext, opts: ProjectOpt & { name: string; kind?: 'publishable' | 'secret' }) {
+  const body = validate(createKeyBody, { name: opts.name, ...(opts.kind ? { kind: opts.kind } : {}) });
   const client = await sessionClient(ctx);
   const k = await client.createKey(opts.project, body);
   const out = output(ctx, opts);

@@ -1,5 +1,5 @@
 // `waitlist key list | get | create | update | delete --project P`.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { examples, nonEmpty, withJson, withProject, withYes } from '../options.js';
 import type { CliContext } from '../io.js';
 
@@ -26,11 +26,17 @@ export function registerKey(program: Command, ctx: CliContext) {
         key
           .command('create')
           .description('Create a key and print its full value, once: store it now')
-          .requiredOption('--name <name>', 'a label such as "landing page" (1–100 characters)', nonEmpty),
+          .requiredOption('--name <name>', 'a label such as "landing page" (1–100 characters)', nonEmpty)
+          .addOption(
+            new Option('--kind <kind>', 'publishable (wl_pk_…, may only join; for web pages) or secret (wl_sk_…, also redeems invites; servers only)')
+              .choices(['publishable', 'secret'])
+              .default('publishable'),
+          ),
       ),
     ),
     [
       'waitlist key create --project my-app --name "landing page"',
+      'waitlist key create --project my-app --name backend --kind secret',
       "KEY=$(waitlist key create --project my-app --name ci --json | jq -r .key)",
     ],
   ).action(async (opts) => (await run()).createKey(ctx, opts));

@@ -49,6 +49,16 @@ export interface SettingsOpts extends JsonOpt {
   anyOrigin?: boolean;
   blockDisposable?: boolean;
   honeypotField?: string | false;
+  welcomeEmail?: boolean;
+  notifyEmails?: string;
+  notify?: string;
+  doubleOptIn?: boolean;
+  referralBoost?: number;
+  referralUrl?: string | false;
+  publicLeaderboard?: boolean;
+  inviteTtlDays?: number;
+  inviteUrl?: string | false;
+  pendingPurgeDays?: number;
 }
 
 /** Shows the project's settings, or changes the ones named by flags and shows the result. */
@@ -61,6 +71,16 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
+  if (opts.welcomeEmail !== undefined) change.welcomeEmail = opts.welcomeEmail;
+  if (opts.notifyEmails !== undefined) change.notifyEmails = opts.notifyEmails.split(',').map((e) => e.trim()).filter(Boolean);
+  if (opts.notify !== undefined) change.notify = opts.notify;
+  if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
+  if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;
+  if (opts.referralUrl !== undefined) change.referralUrl = opts.referralUrl === false ? null : opts.referralUrl;
+  if (opts.publicLeaderboard !== undefined) change.publicLeaderboard = opts.publicLeaderboard;
+  if (opts.inviteTtlDays !== undefined) change.inviteTtlDays = opts.inviteTtlDays;
+  if (opts.inviteUrl !== undefined) change.inviteUrl = opts.inviteUrl === false ? null : opts.inviteUrl;
+  if (opts.pendingPurgeDays !== undefined) change.pendingPurgeDays = opts.pendingPurgeDays;
   const client = await sessionClient(ctx);
   const out = output(ctx, opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
@@ -68,6 +88,16 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     allowedOrigins: '--allowed-origins',
     blockDisposableEmails: '--block-disposable',
     honeypotField: '--honeypot-field',
+    welcomeEmail: '--welcome-email',
+    notifyEmails: '--notify-emails',
+    notify: '--notify',
+    doubleOptIn: '--double-opt-in',
+    referralBoost: '--referral-boost',
+    referralUrl: '--referral-url',
+    publicLeaderboard: '--public-leaderboard',
+    inviteTtlDays: '--invite-ttl-days',
+    inviteUrl: '--invite-url',
+    pendingPurgeDays: '--pending-purge-days',
   });
   const settings = await client.updateSettings(ref, body);
   out.success(`Updated the settings of project ${ref}`);

@@ -36,19 +36,6 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
-/** --public-url / WAITLIST_PUBLIC_URL: an http(s) URL; kept as given without a trailing slash. */
-function publicUrlArg(v: string | undefined): string | undefined {
-  if (v === undefined || v.trim() === '') return undefined;
-  let u: URL;
-  try {
-    u = new URL(v.trim());
-  } catch {
-    throw new CliError(`--public-url must be an http(s) URL like https://waitlist.example.com, not '${v}'`, EXIT.usage);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`--public-url must be an http(s) URL, not '${v}'`, EXIT.usage);
-  return u.toString().replace(/\/$/, '');
-}
-
 /** --allowed-hosts / WAITLIST_ALLOWED_HOSTS: comma list of `name` or `name:port`. */
 async function allowedHostsArg(v: string | undefined): Promise<string[] | undefined> {
   if (v === undefined || v.trim() === '') return undefined;
@@ -57,6 +44,29 @@ async function allowedHostsArg(v: string | undefined): Promise<string[] | undefi
   const bad = list.filter((h) => !splitHost(h));
   if (bad.length) throw new CliError(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`, EXIT.usage);
   return list;
+}
+
+/** The events layer's serve options (SMTP, public URL, private webhooks, retry schedule), checked. */
+function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: string; allowPrivateWebhooks?: boolean }) {
+  const out: { publicUrl?: string; smtpUrl?: string; mailFrom?: string; allowPrivateWebhooks: boolean; retrySchedule?: number[] } = {
+    allowPrivateWebhooks: Boolean(opts.allowPrivateWebhooks),
+  };
+  if (opts.publicUrl) {
+    if (!/^https?:\/\/[^/]+/i.test(opts.publicUrl) || !URL.canParse(opts.publicUrl)) throw new Error('--public-url must be an http(s) URL, like https://waitlist.example.com');
+    out.publicUrl = opts.publicUrl.replace(/\/+$/, '');
+  }
+  if (opts.smtpUrl) {
+    if (!/^smtps?:\/\//i.test(opts.smtpUrl) || !URL.canParse(opts.smtpUrl)) throw new Error('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
+    out.smtpUrl = opts.smtpUrl;
+  }
+  if (opts.mailFrom) out.mailFrom = opts.mailFrom;
+  const schedule = process.env.WAITLIST_RETRY_SCHEDULE;
+  if (schedule) {
+    const list = schedule.split(',').map(Number);
+    if (!list.length || list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WAITLIST_RETRY_SCHEDULE must be comma-separated seconds, like 10,60,300');
+    out.retrySchedule = list;
+  }
+  return out;
 }
 
 /** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
@@ -92,6 +102,10 @@ export function registerServe(program: Command) {
     .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
     .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
     .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
+    .addOption(new Option('--public-url <url>', 'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api (env WAITLIST_PUBLIC_URL)').default(process.env.WAITLIST_PUBLIC_URL))
+    .addOption(new Option('--smtp-url <url>', 'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)').default(process.env.WAITLIST_SMTP_URL))
+    .addOption(new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM))
+    .option('--allow-private-webhooks', 'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)', envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'))
     .addOption(new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')))
     .addOption(
       new Option('--pg-connect-timeout <seconds>', 'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)').default(
@@ -101,11 +115,6 @@ export function registerServe(program: Command) {
     .addOption(
       new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
         env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
-      ),
-    )
-    .addOption(
-      new Option('--public-url <url>', "the server's public base URL, e.g. https://waitlist.example.com: its host is accepted on /api (env WAITLIST_PUBLIC_URL)").default(
-        process.env.WAITLIST_PUBLIC_URL || undefined,
       ),
     )
     .addOption(
@@ -120,8 +129,10 @@ export function registerServe(program: Command) {
 Examples:
   $ waitlist serve                                  # http://127.0.0.1:8080, ./waitlist.db
   $ waitlist serve --port 3000 --db /var/lib/waitlist/waitlist.db
-  $ waitlist serve --host 0.0.0.0 --trust-proxy --public-url https://waitlist.example.com   # behind nginx
-  $ DATABASE_URL=postgres://user@db/waitlist waitlist serve`,
+  $ waitlist serve --host 0.0.0.0 --trust-proxy     # behind nginx on the same machine
+  $ DATABASE_URL=postgres://user@db/waitlist waitlist serve
+  $ waitlist serve --public-url https://waitlist.example.com \\
+      --smtp-url smtps://user:pass@smtp.example.com:465 --mail-from "My app <hello@example.com>"`,
     );
   addDbOptions(cmd).action(async (opts) => {
     const { runServe } = await import('./serve-run.js');
@@ -147,7 +158,7 @@ Examples:
       headersTimeoutSec: intArg('--headers-timeout', 1, 600)(opts.headersTimeout),
       requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
       logRequests: Boolean(opts.logRequests),
-      publicUrl: publicUrlArg(opts.publicUrl),
+      ...eventOptions(opts),
       allowedHosts: await allowedHostsArg(opts.allowedHosts),
     });
   });

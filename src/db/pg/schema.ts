@@ -1,6 +1,6 @@
 // PostgreSQL schema (drizzle). Table and column names match src/db/sqlite/schema.ts; times are epoch ms.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -64,6 +64,7 @@ export const apiKeys = pgTable(
     updatedAt: ms('updated_at').notNull(),
     lastUsedAt: ms('last_used_at'),
     revokedAt: ms('revoked_at'),
+    kind: text('kind').$type<'publishable' | 'secret'>().notNull().default('publishable'),
   },
   (t) => [index('api_keys_project_idx').on(t.projectId, t.id)],
 );
@@ -86,8 +87,33 @@ export const entries = pgTable(
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
     deletedAt: ms('deleted_at'),
+    // The lifecycle (migrations/pg/0005_lifecycle.sql): status, queue order, referrals, hashed tokens.
+    status: text('status').$type<'pending' | 'waiting' | 'invited' | 'accepted'>().notNull().default('waiting'),
+    ordinal: ms('ordinal').notNull().default(0),
+    k: ms('k').notNull().default(0),
+    referralCode: text('referral_code'),
+    referredBy: text('referred_by'),
+    referrals: integer('referrals').notNull().default(0),
+    statusTokenHash: text('status_token_hash'),
+    confirmTokenHash: text('confirm_token_hash'),
+    confirmSentAt: ms('confirm_sent_at'),
+    confirmResentAt: ms('confirm_resent_at'),
+    confirmedAt: ms('confirmed_at'),
+    invitedAt: ms('invited_at'),
+    acceptedAt: ms('accepted_at'),
+    inviteCodeHash: text('invite_code_hash'),
+    inviteExpiresAt: ms('invite_expires_at'),
   },
   (t) => [
+    uniqueIndex('entries_referral_code_uq').on(t.projectId, t.referralCode),
+    uniqueIndex('entries_status_token_uq').on(t.statusTokenHash),
+    uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash),
+    uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash),
+    index('entries_queue_idx').on(t.projectId, t.status, t.k, t.ordinal).where(sql`${t.deletedAt} IS NULL`),
+    index('entries_referrals_idx')
+      .on(t.projectId, t.referrals, t.ordinal)
+      .where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
+    index('entries_pending_idx').on(t.status, t.createdAt).where(sql`${t.deletedAt} IS NULL AND ${t.status} = 'pending'`),
     // One live entry per (project, normalised email): the database settles races across instances.
     uniqueIndex('entries_live_email_uq')
       .on(t.projectId, t.emailNorm)
@@ -108,3 +134,22 @@ export const rateLimits = pgTable('rate_limits', {
   points: integer('points').notNull().default(0),
   expire: bigint('expire', { mode: 'number' }),
 });
+
+// The last join ordinal given per project; its row lock serialises queue writes of a project.
+export const entryOrdinals = pgTable('entry_ordinals', {
+  projectId: text('project_id').primaryKey(),
+  last: ms('last').notNull(),
+});
+
+// Waiting entries per project and 1024-wide bucket of k (k >> 10), kept by statement-level triggers
+// (migrations/pg/0005_lifecycle.sql): exact positions without counting everyone ahead.
+export const positionBuckets = pgTable(
+  'position_buckets',
+  {
+    projectId: text('project_id').notNull(),
+    bucket: ms('bucket').notNull(),
+    n: ms('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
+);
+export * from './schema-events.js';

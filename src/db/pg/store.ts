@@ -24,6 +24,9 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
+import type { OutboxWrites } from '../outbox.js';
+import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 import { guardUnavailable } from '../guard.js';
 import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
@@ -39,6 +42,7 @@ const MAX_BATCH = 500;
 interface Pending {
   row: EntryRow;
   keyId: string;
+  outbox: OutboxWrites | undefined;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -82,11 +86,16 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  readonly lifecycle: PgLifecycle;
+  readonly events: PgEventStore;
+  private outboxListeners: (() => void)[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase<typeof s>,
   ) {
+    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten());
+    this.events = new PgEventStore(db, () => this.outboxWritten());
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
     this.sweeper = setInterval(() => {
       this.db
@@ -279,6 +288,7 @@ class PgStore implements Store {
           projectId: s.apiKeys.projectId,
           secretHash: s.apiKeys.secretHash,
           revokedAt: s.apiKeys.revokedAt,
+          kind: s.apiKeys.kind,
         })
         .from(s.apiKeys)
         .where(eq(s.apiKeys.lookup, lookup)),
@@ -289,9 +299,9 @@ class PgStore implements Store {
   // Joins queued while a batch is in flight go out together as one multi-row INSERT … ON CONFLICT
   // DO NOTHING RETURNING id: one round trip and one commit for many requests; each promise settles
   // after that statement committed. A row missing from RETURNING hit the live-email unique index.
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, outbox, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -316,12 +326,36 @@ class PgStore implements Store {
   }
 
   private async insertBatch(batch: Pending[]) {
-    const inserted = await this.db
-      .insert(s.entries)
-      .values(batch.map((p) => p.row))
-      .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
-      .returning({ id: s.entries.id });
-    const ids = new Set(inserted.map((r) => r.id));
+    // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows.
+    const ids = await this.db.transaction(async (tx) => {
+      const byProject = new Map<string, Pending[]>();
+      for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
+      for (const projectId of [...byProject.keys()].sort()) {
+        const rows = byProject.get(projectId)!;
+        let next = await reserveOrdinalsIn(tx, projectId, rows.length);
+        for (const p of rows) {
+          p.row.ordinal = next++;
+          p.row.k = p.row.ordinal;
+        }
+      }
+      const inserted = await tx
+        .insert(s.entries)
+        .values(batch.map((p) => p.row))
+        .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
+        .returning({ id: s.entries.id });
+      const ids = new Set(inserted.map((r) => r.id));
+      const credits = batch
+        .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
+        .sort((a, b) => (a.row.referredBy! < b.row.referredBy! ? -1 : 1));
+      for (const p of credits) await creditIn(tx, p.row.projectId, p.row.referredBy, 1);
+      const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!);
+      if (writes.length) {
+        await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
+      }
+      return ids;
+    });
+    if (batch.some((p) => p.outbox && ids.has(p.row.id))) this.outboxWritten();
     const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
     if (used.length) {
       // Bookkeeping only: a failure here must not turn committed joins into errors.
@@ -396,14 +430,28 @@ class PgStore implements Store {
         .returning(),
     );
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return first(
-      await this.db
-        .update(s.entries)
-        .set({ deletedAt: now, updatedAt: now })
-        .where(this.liveEntry(projectId, entryId))
-        .returning(),
-    );
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = await this.db.transaction(async (tx) => {
+      const r = first(
+        await tx
+          .update(s.entries)
+          .set({ deletedAt: now, updatedAt: now })
+          .where(this.liveEntry(projectId, entryId))
+          .returning(),
+      );
+      if (r && outbox) await writeOutboxPg(tx, outbox(r));
+      return r;
+    });
+    if (row && outbox) this.outboxWritten();
+    return row;
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    for (const l of this.outboxListeners) l();
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);

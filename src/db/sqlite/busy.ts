@@ -1,5 +1,5 @@
 // SQLite errors that mean "the database cannot serve right now", and the asynchronous retry for a
-// locked database. The connection's busy_timeout is 0, so a statement that meets another process's
+// locked database. The connection's busy_timeout is 20 ms, so a statement that meets another process's
 // write lock fails at once instead of blocking the event loop; it is retried on timers with backoff,
 // for a bounded time, and then answered 503 (DatabaseUnavailableError) with Retry-After.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -12,11 +12,13 @@ import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
 // own row objects, which matters when an export reads a million of them.
-const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent,
-  e.created_at, e.updated_at, e.deleted_at`;
-type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
-  string | null, number, number, number | null];
-const toRow = (r: RawRow): EntryRow => ({
+export const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent,
+  e.created_at, e.updated_at, e.deleted_at, e.status, e.ordinal, e.k, e.referral_code, e.referred_by, e.referrals,
+  e.status_token_hash, e.confirm_token_hash, e.confirm_sent_at, e.confirm_resent_at, e.confirmed_at, e.invited_at,
+  e.accepted_at, e.invite_code_hash, e.invite_expires_at`;
+export type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
+  string | null, number, number, number | null, ...unknown[]];
+export const toRow = (r: RawRow): EntryRow => ({
   id: r[0],
   projectId: r[1],
   email: r[2],
@@ -30,6 +32,21 @@ const toRow = (r: RawRow): EntryRow => ({
   createdAt: r[10],
   updatedAt: r[11],
   deletedAt: r[12],
+  status: r[13] as EntryRow['status'],
+  ordinal: r[14] as number,
+  k: r[15] as number,
+  referralCode: r[16] as string | null,
+  referredBy: r[17] as string | null,
+  referrals: r[18] as number,
+  statusTokenHash: r[19] as string | null,
+  confirmTokenHash: r[20] as string | null,
+  confirmSentAt: r[21] as number | null,
+  confirmResentAt: r[22] as number | null,
+  confirmedAt: r[23] as number | null,
+  invitedAt: r[24] as number | null,
+  acceptedAt: r[25] as number | null,
+  inviteCodeHash: r[26] as string | null,
+  inviteExpiresAt: r[27] as number | null,
 });
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 

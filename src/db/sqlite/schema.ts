@@ -3,7 +3,7 @@
 // migrations/pg/0002_entry_counts.sql). SQLite only: the FTS5 trigram index `entries_fts` and its
 // triggers, in a hand-written migration (drizzle cannot model them).
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
@@ -65,6 +65,7 @@ export const apiKeys = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     lastUsedAt: integer('last_used_at'),
     revokedAt: integer('revoked_at'),
+    kind: text('kind').$type<'publishable' | 'secret'>().notNull().default('publishable'),
   },
   (t) => [index('api_keys_project_idx').on(t.projectId, t.id)],
 );
@@ -87,8 +88,33 @@ export const entries = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     deletedAt: integer('deleted_at'),
+    // The lifecycle (migrations/sqlite/0006_lifecycle.sql): status, queue order, referrals, hashed tokens.
+    status: text('status').$type<'pending' | 'waiting' | 'invited' | 'accepted'>().notNull().default('waiting'),
+    ordinal: integer('ordinal').notNull().default(0),
+    k: integer('k').notNull().default(0),
+    referralCode: text('referral_code'),
+    referredBy: text('referred_by'),
+    referrals: integer('referrals').notNull().default(0),
+    statusTokenHash: text('status_token_hash'),
+    confirmTokenHash: text('confirm_token_hash'),
+    confirmSentAt: integer('confirm_sent_at'),
+    confirmResentAt: integer('confirm_resent_at'),
+    confirmedAt: integer('confirmed_at'),
+    invitedAt: integer('invited_at'),
+    acceptedAt: integer('accepted_at'),
+    inviteCodeHash: text('invite_code_hash'),
+    inviteExpiresAt: integer('invite_expires_at'),
   },
   (t) => [
+    uniqueIndex('entries_referral_code_uq').on(t.projectId, t.referralCode),
+    uniqueIndex('entries_status_token_uq').on(t.statusTokenHash),
+    uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash),
+    uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash),
+    index('entries_queue_idx').on(t.projectId, t.status, t.k, t.ordinal).where(sql`${t.deletedAt} IS NULL`),
+    index('entries_referrals_idx')
+      .on(t.projectId, t.referrals, t.ordinal)
+      .where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
+    index('entries_pending_idx').on(t.status, t.createdAt).where(sql`${t.deletedAt} IS NULL AND ${t.status} = 'pending'`),
     // One live entry per (project, normalised email): the database, not the code, settles races.
     uniqueIndex('entries_live_email_uq')
       .on(t.projectId, t.emailNorm)
@@ -106,3 +132,22 @@ export const entryCounts = sqliteTable('entry_counts', {
   projectId: text('project_id').primaryKey(),
   live: integer('live').notNull(),
 });
+
+// The next join ordinal per project (the last one given); ordinals are never reused.
+export const entryOrdinals = sqliteTable('entry_ordinals', {
+  projectId: text('project_id').primaryKey(),
+  last: integer('last').notNull(),
+});
+
+// Waiting entries per project and 1024-wide bucket of the sort key k (k >> 10), kept by triggers
+// (migrations/sqlite/0006_lifecycle.sql): exact positions without counting everyone ahead.
+export const positionBuckets = sqliteTable(
+  'position_buckets',
+  {
+    projectId: text('project_id').notNull(),
+    bucket: integer('bucket').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
+);
+export * from './schema-events.js';

@@ -13,6 +13,7 @@ import type {
   Counted,
   EntryRow,
   InsertEntryResult,
+  KeyAuthRow,
   KeyRow,
   LimiterOptions,
   PageArgs,
@@ -23,7 +24,10 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
+import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { SqliteLifecycle } from './lifecycle.js';
+import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, nextDelay, translate, withRetry } from './busy.js';
 import * as s from './schema.js';
@@ -38,6 +42,7 @@ interface Pending {
   delay?: number;
   row: EntryRow;
   keyId: string;
+  outbox: OutboxWrites | undefined;
   resolve: (r: InsertEntryResult) => void;
   reject: (e: unknown) => void;
 }
@@ -48,8 +53,10 @@ export function openSqliteStore(file: string): Store {
   applyPragmas(sqlite);
   const db = drizzle(sqlite, { schema: s });
   migrate(db, { migrationsFolder: MIGRATIONS });
-  // From here on a lock never blocks the event loop: statements fail at once and are retried on timers.
-  sqlite.pragma('busy_timeout = 0');
+  // From here on a lock barely blocks the event loop: a statement waits at most 20 ms, then the store's
+  // methods retry on timers (busy.ts). (The lifecycle and events sub-stores are not wrapped yet: they
+  // get the 20 ms wait only.)
+  sqlite.pragma('busy_timeout = 20');
   return retrying(new SqliteStore(sqlite, db, file));
 }
 
@@ -76,6 +83,10 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  readonly lifecycle: SqliteLifecycle;
+  readonly events: SqliteEventStore;
+  private outboxListeners: (() => void)[] = [];
+  private wroteOutbox = false;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -83,10 +94,12 @@ class SqliteStore implements Store {
     private readonly file: string,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
-      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt
+      `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
     this.projectBySlugStmt = sqlite.prepare(
@@ -96,9 +109,15 @@ class SqliteStore implements Store {
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId }) => {
+      const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
-        return this.insertEntryStmt.run(row).changes === 1 ? 'inserted' : 'duplicate';
+        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
+        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.k = row.ordinal;
+        if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
+        return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
@@ -250,15 +269,13 @@ class SqliteStore implements Store {
       .get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as
-      | { id: string; projectId: string; secretHash: string; revokedAt: number | null }
-      | undefined;
+    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string): Promise<InsertEntryResult> {
+  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, resolve, reject });
+      this.queue.push({ row, keyId, outbox, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -294,6 +311,16 @@ class SqliteStore implements Store {
         }
       }
     }
+    if (this.wroteOutbox) this.outboxWritten();
+  }
+
+  onOutboxWrite(listener: () => void) {
+    this.outboxListeners.push(listener);
+  }
+  /** Tells the dispatcher that committed outbox rows are waiting. */
+  outboxWritten() {
+    this.wroteOutbox = false;
+    for (const l of this.outboxListeners) l();
   }
 
   private takeQueue(): Pending[] {
@@ -344,13 +371,19 @@ class SqliteStore implements Store {
       .returning()
       .get();
   }
-  async softDeleteEntry(projectId: string, entryId: string, now: number) {
-    return this.db
-      .update(s.entries)
-      .set({ deletedAt: now, updatedAt: now })
-      .where(this.liveEntry(projectId, entryId))
-      .returning()
-      .get();
+  async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
+    const row = this.sqlite.transaction(() => {
+      const r = this.db
+        .update(s.entries)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(this.liveEntry(projectId, entryId))
+        .returning()
+        .get();
+      if (r && outbox) writeOutbox(this.sqlite, outbox(r));
+      return r;
+    })();
+    if (row && outbox) this.outboxWritten();
+    return row;
   }
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);

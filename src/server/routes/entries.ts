@@ -8,6 +8,7 @@
 import type { Polka } from 'polka';
 import { entryListQuery, exportQuery, updateEntryBody } from '../../contract/schemas.js';
 import * as entries from '../../core/entries.js';
+import { entryWithPosition, queuePage, withChunkPositions, withPositions } from '../../core/lifecycle.js';
 import { getProject } from '../../core/projects.js';
 import { toEntry, withDeletedAt } from '../../core/serialize.js';
 import { userOf, type Deps, type Req } from '../context.js';
@@ -15,7 +16,8 @@ import { parseQuery, readJson, send } from '../http.js';
 import { pageArgs, pageOf } from '../paging.js';
 import { streamExport } from '../export.js';
 
-const READ_ONLY = ['entryId', 'email', 'source', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt'];
+const READ_ONLY = ['entryId', 'email', 'source', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt', 'status', 'position',
+  'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'];
 
 export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   const project = (req: Req) => getProject(store, userOf(req).id, req.params.projectId!);
@@ -23,31 +25,34 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   app.get('/api/project/:projectId/waitlist', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, entryListQuery);
-    const { rows, total } = await entries.listEntries(store, p.id, pageArgs(q), q.search);
-    send(res, 200, 'Waitlist entries', pageOf(rows.map(toEntry), q, total));
+    const { rows, total } =
+      q.status || q.sort === 'position'
+        ? await queuePage(store, p.id, { status: q.status, sort: q.sort, search: q.search }, pageArgs(q))
+        : await entries.listEntries(store, p.id, pageArgs(q), q.search);
+    send(res, 200, 'Waitlist entries', pageOf(await withPositions(store, p.id, rows), q, total));
   });
 
   app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, exportQuery);
-    await streamExport(res, p.slug, q.format, entries.iterateEntryChunks(store, p.id, q.search));
+    await streamExport(res, p.slug, q.format, withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)));
   });
 
   app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
     const p = await project(req);
-    send(res, 200, 'Waitlist entry', toEntry(await entries.getEntry(store, p.id, req.params.entryId!)));
+    send(res, 200, 'Waitlist entry', await entryWithPosition(store, await entries.getEntry(store, p.id, req.params.entryId!)));
   });
 
   app.put('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
     const p = await project(req);
     await entries.getEntry(store, p.id, req.params.entryId!);
     const body = await readJson(req, updateEntryBody, READ_ONLY);
-    send(res, 200, 'Waitlist entry updated', toEntry(await entries.updateEntry(store, p.id, req.params.entryId!, body)));
+    send(res, 200, 'Waitlist entry updated', await entryWithPosition(store, await entries.updateEntry(store, p.id, req.params.entryId!, body)));
   });
 
   app.delete('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
     const p = await project(req);
-    const e = await entries.deleteEntry(store, p.id, req.params.entryId!);
+    const e = await entries.deleteEntry(store, p.id, req.params.entryId!, p);
     send(res, 200, 'Waitlist entry deleted', withDeletedAt(toEntry(e), e.deletedAt));
   });
 

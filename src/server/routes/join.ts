@@ -9,8 +9,11 @@ import { DEFAULT_SOURCE, joinWaitlist } from '../../core/entries.js';
 import { AppError } from '../../core/errors.js';
 import { countryOf } from '../../core/geo.js';
 import { newId } from '../../core/ids.js';
+import { newReferralCode, newSecret, positionOf, referralUrlOf, resendIfPending, subscriberLinks, waitingTotal } from '../../core/lifecycle.js';
 import { projectForJoin } from '../../core/projects.js';
-import { checkDisposable, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { normEmail } from '../../core/users.js';
+import { baseUrl, checkKind } from '../lifecycle-http.js';
 import type { ProjectRow } from '../../db/store.js';
 import { bearerChallenge, wrongProjectKey } from '../bearer.js';
 import { clientIp } from '../client-ip.js';
@@ -69,6 +72,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw notFoundProject();
     if (key.projectId !== project.id) throw wrongProjectKey();
+    checkKind(key, req, false); // a secret key sent from a browser → 403
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept sign-ups from this origin');
     if (joinLimiter) {
       const headers = await joinLimiter.consume(project.id, ip ?? 'unknown');
@@ -76,35 +80,60 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     }
     const body = await readJson(req, joinSchemaFor(project));
     if (honeypotFilled(project, body)) {
-      // A bot: answer like a success, store nothing.
-      send(res, 201, 'You are on the waitlist', {
+      // A bot: answer like a success (same fields, plausible values), store nothing.
+      const pending = featureSettings(project).doubleOptIn;
+      const code = newReferralCode();
+      send(res, 201, pending ? 'Check your inbox to confirm your email' : 'You are on the waitlist', {
         entryId: newId('ent'),
         email: body.email,
         name: body.name ? body.name : null,
         source: body.source ?? DEFAULT_SOURCE,
         createdAt: new Date().toISOString(),
+        status: pending ? 'pending' : 'waiting',
+        position: pending ? null : (await waitingTotal(store, project.id)) + 1,
+        referralCode: code,
+        referralUrl: referralUrlOf(project, baseUrl(deps, req), code),
+        statusToken: newSecret(),
       });
       return;
     }
     checkDisposable(project, body.email);
     const ua = req.headers['user-agent'];
+    const base = baseUrl(deps, req);
     const entry = await joinWaitlist(
       store,
       {
         projectId: project.id,
+        project,
         keyId: key.id,
         ip,
         country: ip ? countryOf(ip) : null,
         userAgent: ua ? ua.slice(0, 512) : null,
+        links: (statusToken, confirmToken) => ({
+          confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(confirmToken)}`,
+          ...subscriberLinks(project, base, statusToken),
+        }),
       },
       body,
-    );
-    send(res, 201, 'You are on the waitlist', {
+    ).catch(async (err: unknown) => {
+      // A still-pending email joining again: resend its confirmation (throttled), answer 409 as before.
+      if (err instanceof AppError && err.code === 'email_taken' && featureSettings(project).doubleOptIn) {
+        await resendIfPending(store, project, normEmail(body.email), base).catch(() => undefined);
+      }
+      throw err;
+    });
+    const position = await positionOf(store, entry);
+    send(res, 201, entry.status === 'pending' ? 'Check your inbox to confirm your email' : 'You are on the waitlist', {
       entryId: entry.id,
       email: entry.email,
       name: entry.name,
       source: entry.source,
       createdAt: new Date(entry.createdAt).toISOString(),
+      status: entry.status,
+      position,
+      referralCode: entry.referralCode,
+      referralUrl: referralUrlOf(project, base, entry.referralCode!),
+      statusToken: entry.statusToken,
     });
   });
 }

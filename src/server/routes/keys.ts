@@ -13,7 +13,7 @@ import { userOf, type Deps, type Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
 import { pageArgs, pageOf } from '../paging.js';
 
-const READ_ONLY = ['keyId', 'key', 'prefix', 'createdAt', 'lastUsedAt'];
+const READ_ONLY = ['keyId', 'key', 'prefix', 'createdAt', 'lastUsedAt', 'kind'];
 
 export function keyRoutes(app: Polka<Req>, { store }: Deps) {
   const project = (req: Req) => getProject(store, userOf(req).id, req.params.projectId!);
@@ -28,7 +28,7 @@ export function keyRoutes(app: Polka<Req>, { store }: Deps) {
   app.post('/api/project/:projectId/apikey', async (req, res) => {
     const p = await project(req);
     const body = await readJson(req, createKeyBody, READ_ONLY);
-    const { row, key } = await keys.createKey(store, p.id, body.name);
+    const { row, key } = await keys.createKey(store, p.id, body.name, body.kind);
     send(res, 201, 'API key created; store it now, it is not shown again', { ...toKey(row), key });
   });
 

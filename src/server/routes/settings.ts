@@ -3,12 +3,15 @@
 //   PUT /api/project/:projectId/settings   updateSettings   (only the fields given change)
 import type { Polka } from 'polka';
 import { projectSettingsBody } from '../../contract/schemas.js';
+import { checkEmailSettings } from '../../core/outbox.js';
 import { getProject } from '../../core/projects.js';
 import { toSettings, updateSettings } from '../../core/settings.js';
 import { userOf, type Deps, type Req } from '../context.js';
+import { applyLifecycleSettings, checkLifecycleSettings } from '../lifecycle-http.js';
 import { readJson, send } from '../http.js';
 
-export function settingsRoutes(app: Polka<Req>, { store }: Deps) {
+export function settingsRoutes(app: Polka<Req>, deps: Deps) {
+  const { store, mailer } = deps;
   app.get('/api/project/:projectId/settings', async (req, res) => {
     send(res, 200, 'Project settings', toSettings(await getProject(store, userOf(req).id, req.params.projectId!)));
   });
@@ -17,6 +20,10 @@ export function settingsRoutes(app: Polka<Req>, { store }: Deps) {
     const user = userOf(req);
     await getProject(store, user.id, req.params.projectId!); // 404 before 400 for others' ids
     const body = await readJson(req, projectSettingsBody);
-    send(res, 200, 'Project settings updated', toSettings(await updateSettings(store, user.id, req.params.projectId!, body)));
+    checkEmailSettings(body, mailer !== null);
+    const before = await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
+    const updated = await updateSettings(store, user.id, req.params.projectId!, body);
+    await applyLifecycleSettings(store, before, updated);
+    send(res, 200, 'Project settings updated', toSettings(updated));
   });
 }

@@ -98,6 +98,8 @@ export function EntriesTab({ project }: { project: Project }) {
                 <th scope="col">Source</th>
                 <th scope="col">Country</th>
                 <th scope="col" class="joined">Joined</th>
+                <th scope="col">Status</th>
+                <th scope="col">Position</th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
                 </th>
@@ -115,6 +117,8 @@ export function EntriesTab({ project }: { project: Project }) {
                   <td data-label="Source">{e.source}</td>
                   <td data-label="Country">{e.country ?? '—'}</td>
                   <td data-label="Joined" class="joined">{fmtDate(e.createdAt)}</td>
+                  <td data-label="Status">{e.status}</td>
+                  <td data-label="Position">{e.position ?? '—'}</td>
                   <td>
                     <button type="button" class="danger small" onClick={() => setDeleting(e)} aria-label={`Delete ${e.email}`}>
                       Delete

@@ -13,6 +13,7 @@ export function KeysTab({ project }: { project: Project }) {
   const [notice, setNotice] = useState('');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [kind, setKind] = useState<'publishable' | 'secret'>('publishable');
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
   const load = () => api.keys(pid).then((p) => setKeys(p.items), setError);
@@ -22,7 +23,7 @@ export function KeysTab({ project }: { project: Project }) {
     e.preventDefault();
     setError(null);
     try {
-      const k = await api.createKey(pid, name.trim());
+      const k = await api.createKey(pid, name.trim(), kind);
       setCreated(k);
       recentKeys.set(pid, k.key);
       setName('');
@@ -62,6 +63,13 @@ export function KeysTab({ project }: { project: Project }) {
         <div class="field grow">
           <label for="key-name">New key name</label>
           <input id="key-name" required maxLength={100} placeholder="landing page" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="key-kind">Kind</label>
+          <select id="key-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'publishable' | 'secret')}>
+            <option value="publishable">publishable (web pages: join only)</option>
+            <option value="secret">secret (your server: also redeems invites)</option>
+          </select>
         </div>
         <button type="submit" class="primary">
           Create key

@@ -5,13 +5,19 @@ import { ErrorMsg } from '../ui.js';
 import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
+import { QueueTab } from './Queue.js';
 import { StatsTab } from './Stats.js';
+import { EmailsTab } from './Emails.js';
+import { WebhooksTab } from './Webhooks.js';
 
 const TABS = [
   ['entries', 'Entries'],
+  ['queue', 'Queue'],
   ['keys', 'API keys'],
   ['install', 'Install'],
   ['stats', 'Stats'],
+  ['webhooks', 'Webhooks'],
+  ['emails', 'Email'],
 ] as const;
 
 export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
@@ -56,9 +62,12 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
         ))}
       </nav>
       {current === 'entries' ? <EntriesTab project={project} /> : null}
+      {current === 'queue' ? <QueueTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
+      {current === 'webhooks' ? <WebhooksTab project={project} /> : null}
+      {current === 'emails' ? <EmailsTab project={project} /> : null}
     </>
   );
 }

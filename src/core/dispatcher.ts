@@ -1,0 +1,197 @@
+// The outbox dispatcher: delivers after commit, never on the join path. It wakes when a commit wrote
+// outbox rows (in-process notice) and polls every second (rows of other instances, due retries, work
+// left by a crash). Each round fans new events out into deliveries (pages of 200) and claims due
+// deliveries up to the free send slots, as leases: an instance that dies mid-send loses its lease
+// after LEASE_MS and another instance (or this one after a restart) sends again — at least once.
+// Memory stays flat however long the backlog: nothing is loaded beyond one page and the slots.
+import type { ClaimedDelivery, DeliveryOutcome } from '../db/outbox.js';
+import type { Store } from '../db/store.js';
+import { fanOutPlan } from './fanout.js';
+import type { Mailer } from './mailer.js';
+import type { EmailTemplate, EmailVars } from './outbox.js';
+import { effectiveTemplates, renderEmail } from './templates.js';
+import { sendWebhook, type AttemptResult } from './webhook-send.js';
+
+/** Seconds to wait after each failed attempt: 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ 27.6 h in all, 9 attempts). */
+export const RETRY_SCHEDULE_SEC = [10, 60, 300, 1800, 7200, 18_000, 36_000, 36_000];
+/** How long a claim holds before another dispatcher may take the row (env WAITLIST_OUTBOX_LEASE_SEC, default 60). */
+const LEASE_MS = Math.max(15, Number(process.env.WAITLIST_OUTBOX_LEASE_SEC) || 60) * 1000;
+const FANOUT_PAGE = 200;
+const PRUNE_AFTER_MS = 30 * 86_400_000;
+// SQLite calls are synchronous: without this, a long backlog would be worked through in one go and
+// requests (joins) would wait for it. Each page gives the event loop back.
+const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const ROUND_GAP_MS = 25;
+
+export interface DispatcherOptions {
+  mailer: Mailer | null;
+  allowPrivateWebhooks: boolean;
+  /** Base of links in emails (dashboard link of notices). */
+  publicUrl: string;
+  retrySchedule?: number[];
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export class Dispatcher {
+  private readonly schedule: number[];
+  private readonly concurrency: number;
+  private inflight = new Set<Promise<void>>();
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private timers: NodeJS.Timeout[] = [];
+  private readonly plan;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.schedule = opts.retrySchedule ?? RETRY_SCHEDULE_SEC;
+    this.concurrency = opts.concurrency ?? 16;
+    this.plan = fanOutPlan(Boolean(opts.mailer));
+  }
+
+  start() {
+    this.store.onOutboxWrite(() => this.wake());
+    this.timers.push(setInterval(() => this.wake(), this.opts.pollMs ?? 1000));
+    this.timers.push(setInterval(() => void this.store.events.prune(Date.now() - PRUNE_AFTER_MS).catch(() => undefined), 3_600_000));
+    for (const t of this.timers) t.unref();
+    this.wake();
+  }
+
+  /** Runs a round soon (coalesced: a wake during a round runs one more round). */
+  wake() {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    setImmediate(() => void this.loop());
+  }
+
+  private async loop() {
+    try {
+      do {
+        this.again = false;
+        await this.fanOut();
+        await this.claimAndSend();
+        // Under a stream of joins every commit wakes us: rounds at most every ROUND_GAP_MS batch that
+        // work (one fan-out per many joins) instead of running back to back beside the join path.
+        await (this.again ? sleep(ROUND_GAP_MS) : yieldToIo());
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.opts.log?.(`outbox dispatcher: ${(err as Error).message}`);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async fanOut() {
+    // A bounded number of pages per round, so sends are not starved by a huge backlog.
+    for (let i = 0; i < 5; i++) {
+      const n = await this.store.events.fanOut(FANOUT_PAGE, this.plan);
+      if (n < FANOUT_PAGE) return;
+      await yieldToIo();
+    }
+    this.again = true;
+  }
+
+  private async claimAndSend() {
+    const free = this.concurrency - this.inflight.size;
+    if (free <= 0 || this.stopped) return;
+    const claimed = await this.store.events.claimDue(Date.now(), free, LEASE_MS);
+    for (const d of claimed) {
+      const p: Promise<void> = this.deliver(d)
+        .then(
+          () => undefined,
+          (err: Error) => this.opts.log?.(`delivery ${d.id}: ${err.message}`),
+        )
+        .finally(() => {
+          this.inflight.delete(p);
+          this.wake();
+        });
+      this.inflight.add(p);
+    }
+    if (claimed.length === free) this.again = true;
+  }
+
+  /** Sends one claimed delivery now and records the outcome (used by the loop and by manual retry). */
+  async deliver(d: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const result = d.kind === 'webhook' ? await this.sendHook(d) : await this.sendEmail(d);
+    const attempts = d.attempts + 1;
+    const now = Date.now();
+    let outcome: DeliveryOutcome;
+    if (result.ok) {
+      outcome = { status: 'delivered', attempts, lastStatusCode: result.statusCode, lastError: null, nextAttemptAt: null, clearData: true };
+    } else {
+      const wait = result.final ? undefined : this.schedule[attempts - 1];
+      outcome =
+        wait === undefined
+          ? { status: 'failed', attempts, lastStatusCode: result.statusCode, lastError: result.error, nextAttemptAt: null, clearData: true }
+          : {
+              status: 'pending',
+              attempts,
+              lastStatusCode: result.statusCode,
+              lastError: result.error,
+              nextAttemptAt: now + wait * 1000,
+              clearData: false,
+            };
+    }
+    await this.store.events.finish(d.id, d.lease, outcome, now);
+    return outcome;
+  }
+
+  private async sendHook(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
+    if (!d.webhook || d.payload === null || !d.eventId)
+      return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
+    if (!d.webhook.enabled) return { ok: false, statusCode: null, error: 'webhook is disabled', final: true };
+    return sendWebhook(d.webhook.url, d.webhook.secret, d.eventId, d.payload, this.opts.allowPrivateWebhooks);
+  }
+
+  private async sendEmail(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
+    const mailer = this.opts.mailer;
+    if (!mailer) return { ok: false, statusCode: null, error: 'SMTP is not configured (--smtp-url)', final: true };
+    if (!d.recipient || d.data === null) return { ok: false, statusCode: null, error: 'email has no recipient or data', final: true };
+    const project = await this.store.projectByIdAny(d.projectId);
+    if (!project) return { ok: false, statusCode: null, error: 'project no longer exists', final: true };
+    const vars: EmailVars = { ...(JSON.parse(d.data) as EmailVars), projectName: project.name, dashboardUrl: `${this.opts.publicUrl}/` };
+    if (d.type === 'digest') {
+      const { count, rows } = await this.store.events.signupsBetween(d.projectId, Number(vars.from), Number(vars.to), 100);
+      if (count === 0) return { ok: true, statusCode: null, error: null }; // nothing to report
+      vars.count = count;
+      vars.signups =
+        rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') +
+        (count > rows.length ? `\n… and ${count - rows.length} more` : '');
+    }
+    const templates = effectiveTemplates(await this.store.events.templates(d.projectId));
+    const t = templates[d.type as EmailTemplate];
+    if (!t) return { ok: false, statusCode: null, error: `unknown email template ${d.type}`, final: true };
+    const r = await mailer.send(d.recipient, renderEmail(t, vars), typeof vars.leaveUrl === 'string' ? vars.leaveUrl : null);
+    return { ok: r.ok, statusCode: r.code, error: r.error };
+  }
+
+  /** Cheap count of undelivered work (for /readyz). */
+  backlog(cap = 100_000) {
+    return this.store.events.backlog(cap);
+  }
+
+  /** Stops waking; gives sends in flight up to `graceMs` to record their outcome (the rest are sent
+   * again when their lease ends: at least once). */
+  async stop(graceMs = 2000) {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([
+      grace,
+      (async () => {
+        while (this.running) await new Promise((r) => setTimeout(r, 10));
+        await Promise.allSettled([...this.inflight]);
+      })(),
+    ]);
+  }
+}

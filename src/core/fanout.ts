@@ -1,0 +1,77 @@
+// Fan-out: what each committed event turns into, decided by the dispatcher after the commit (never on
+// the join path): one delivery per enabled webhook subscribed to the event type, and the sign-up notices
+// of the project's `notify` setting (one email per sign-up, or one hourly digest row per recipient).
+import type { EventRow, FanOutPlan, NewDelivery, WebhookRow } from '../db/outbox.js';
+import type { ProjectRow } from '../db/store.js';
+import { outboxId } from './outbox.js';
+import { featureSettings } from './settings.js';
+
+const HOUR_MS = 3_600_000;
+
+interface EntryData {
+  email?: string;
+  name?: string | null;
+  status?: string;
+}
+
+/** Whether the event is a sign-up that counts for notices (a confirmed or non-pending new entry). */
+function isSignup(e: EventRow, data: EntryData): boolean {
+  return (e.type === 'entry.created' && data.status !== 'pending') || e.type === 'entry.confirmed';
+}
+
+/** The fan-out plan; `withEmail` is false when the server has no SMTP (then no email is created). */
+export function fanOutPlan(withEmail: boolean): FanOutPlan {
+  return (e: EventRow, hooks: WebhookRow[], project: ProjectRow | undefined): NewDelivery[] => {
+    const out: NewDelivery[] = [];
+    const base = { projectId: e.projectId, createdAt: e.createdAt, nextAttemptAt: e.createdAt };
+    for (const h of hooks) {
+      if (!(JSON.parse(h.events) as string[]).includes(e.type)) continue;
+      out.push({
+        ...base,
+        id: outboxId('dlv'),
+        kind: 'webhook',
+        webhookId: h.id,
+        eventId: e.id,
+        type: e.type,
+        recipient: null,
+        data: null,
+      });
+    }
+    if (!withEmail || !project || project.deletedAt !== null) return out;
+    const settings = featureSettings(project);
+    if (settings.notify === 'off' || !settings.notifyEmails.length) return out;
+    const data = ((JSON.parse(e.payload) as { data?: EntryData }).data ?? {}) as EntryData;
+    if (!isSignup(e, data)) return out;
+    settings.notifyEmails.forEach((to, i) => {
+      if (settings.notify === 'each') {
+        out.push({
+          ...base,
+          id: outboxId('eml'),
+          kind: 'email',
+          webhookId: null,
+          eventId: null,
+          type: 'notice',
+          recipient: to,
+          data: JSON.stringify({ email: data.email ?? '', name: data.name ?? null }),
+        });
+      } else {
+        // One digest per recipient per hour: a fixed id, so the hour's other sign-ups add nothing (insert ignores it);
+        // the digest counts the hour's sign-ups when it is sent, at the end of the hour.
+        const from = Math.floor(e.createdAt / HOUR_MS) * HOUR_MS;
+        out.push({
+          projectId: e.projectId,
+          createdAt: e.createdAt,
+          nextAttemptAt: from + HOUR_MS,
+          id: `dig_${e.projectId}_${from}_${i}`,
+          kind: 'email',
+          webhookId: null,
+          eventId: null,
+          type: 'digest',
+          recipient: to,
+          data: JSON.stringify({ from, to: from + HOUR_MS }),
+        });
+      }
+    });
+    return out;
+  };
+}

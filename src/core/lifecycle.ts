@@ -1,0 +1,177 @@
+// The waitlist lifecycle (LIFECYCLE.md): what a join gets (status, referral code, status token),
+// confirmation, the subscriber's own view and leave, positions for the management API, stats.
+// Tokens and codes are 256-bit random strings; only their SHA-256 is stored (like session tokens).
+import type { PublicEntry } from '../contract/lifecycle.js';
+import type { Entry } from '../contract/types.js';
+import type { QueueQuery } from '../db/lifecycle.js';
+import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
+import { randomToken, sha256 } from './crypto.js';
+import { AppError } from './errors.js';
+import { newEmail, newEvent } from './outbox.js';
+import { toEntry } from './serialize.js';
+import { featureSettings } from './settings.js';
+
+const MIN_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** Later re-joins of a pending email resend the confirmation at most this often (the first at once). */
+export const RESEND_INTERVAL_MS = 10 * MIN_MS;
+
+/** A fresh secret for a subscriber link or invite (256 bits, base64url). */
+export const newSecret = () => randomToken(32);
+/** A referral code: 12 base64url characters (72 random bits), unique per project by index. */
+export const newReferralCode = () => randomToken(9);
+
+/** The server's public origin for links: `publicUrl` when configured, else the request's own origin. */
+export function publicBase(publicUrl: string | undefined, host: string | undefined, https: boolean): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  return `${https ? 'https' : 'http'}://${host ?? '127.0.0.1'}`;
+}
+
+/** The entry's referral link: the project's template, or the hosted page `/w/:slug?ref={code}`. */
+export function referralUrlOf(project: ProjectRow, base: string, code: string): string {
+  const t = featureSettings(project).referralUrl;
+  const c = encodeURIComponent(code);
+  return t ? t.replaceAll('{code}', c) : `${base}/w/${project.slug}?ref=${c}`;
+}
+
+/** Links a subscriber gets in emails and pages. */
+export function subscriberLinks(project: ProjectRow, base: string, statusToken: string | null) {
+  const t = statusToken ? encodeURIComponent(statusToken) : '';
+  return { statusUrl: `${base}/w/${project.slug}/status?token=${t}`, leaveUrl: `${base}/w/${project.slug}/leave?token=${t}` };
+}
+
+/** Entries with their exact positions, as the management API shows them. */
+export async function withPositions(store: Store, projectId: string, rows: EntryRow[]): Promise<Entry[]> {
+  const pos = await store.lifecycle.positions(projectId, rows);
+  return rows.map((r) => toEntry(r, pos.get(r.id) ?? null));
+}
+
+/** Export chunks with each waiting row's position attached (one lookup per waiting row). */
+export async function* withChunkPositions(store: Store, projectId: string, chunks: AsyncIterable<EntryRow[]>) {
+  for await (const rows of chunks) {
+    const pos = await store.lifecycle.positions(projectId, rows);
+    yield rows.map((r) => (r.status === 'waiting' ? { ...r, position: pos.get(r.id) ?? null } : r));
+  }
+}
+
+export async function entryWithPosition(store: Store, row: EntryRow): Promise<Entry> {
+  return (await withPositions(store, row.projectId, [row]))[0]!;
+}
+
+/** The subscriber's own view of their entry. */
+export async function publicView(store: Store, project: ProjectRow, row: EntryRow, base: string): Promise<PublicEntry> {
+  const [pos, total] = await Promise.all([store.lifecycle.positions(project.id, [row]), store.lifecycle.waitingTotal(project.id)]);
+  return {
+    email: row.email,
+    name: row.name,
+    status: row.status,
+    position: pos.get(row.id) ?? null,
+    total,
+    referralCode: row.referralCode ?? '',
+    referralUrl: row.referralCode ? referralUrlOf(project, base, row.referralCode) : '',
+    referrals: row.referrals,
+  };
+}
+
+const tokenNotFound = () => new AppError('not_found', 'This link is not valid (unknown, used or expired)');
+
+/** The live entry of this project that a status token belongs to, or 404. */
+export async function entryByStatusToken(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
+  const row = await store.lifecycle.entryByStatusToken(sha256(token));
+  if (!row || row.projectId !== project.id) throw tokenNotFound();
+  return row;
+}
+
+/** Confirms a pending entry by its emailed token: it becomes waiting (queue order = join time). */
+export async function confirmEntry(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
+  const found = await store.lifecycle.entryByConfirmToken(sha256(token));
+  if (!found || found.projectId !== project.id) throw tokenNotFound();
+  const now = Date.now();
+  // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
+  // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md).
+  const welcome = featureSettings(project).welcomeEmail;
+  const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
+    events: [newEvent('entry.confirmed', project.id, toEntry(after), now)],
+    ...(welcome ? { emails: [newEmail(project.id, 'welcome', after.email, { email: after.email, name: after.name }, now)] } : {}),
+  }));
+  if (!row) throw tokenNotFound();
+  return row;
+}
+
+/** The subscriber's leave: erases the entry for good (not a soft delete). */
+export async function leave(store: Store, project: ProjectRow, token: string): Promise<{ entryId: string }> {
+  const row = await entryByStatusToken(store, project, token);
+  // entry.deleted carries only {entryId} after a leave (the rest is erased), in the erase's transaction.
+  const ok = await store.lifecycle.erase(project.id, row.id, 0, (r) => ({
+    events: [newEvent('entry.deleted', project.id, { entryId: r.id })],
+  }));
+  if (!ok) throw tokenNotFound();
+  return { entryId: row.id };
+}
+
+/**
+ * Queues a new confirmation email for a pending entry (a fresh token: only the latest link works), in
+ * the transaction that stores the token's hash. The status token is not known here (only its hash is
+ * stored), so this email carries the confirm link only.
+ */
+export async function sendConfirmation(store: Store, project: ProjectRow, row: EntryRow, base: string, resent: boolean) {
+  const token = newSecret();
+  const now = Date.now();
+  const confirmUrl = `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`;
+  await store.lifecycle.setConfirmToken(row.id, sha256(token), now, resent, {
+    emails: [newEmail(project.id, 'confirmation', row.email, { email: row.email, name: row.name, confirmUrl }, now)],
+  });
+}
+
+/**
+ * A join hit an existing email: when that entry is still pending, resend its confirmation (the first
+ * re-join at once, later ones at most once per RESEND_INTERVAL_MS). The join still answers 409.
+ */
+export async function resendIfPending(store: Store, project: ProjectRow, emailNorm: string, base: string) {
+  const row = await store.lifecycle.entryByEmail(project.id, emailNorm);
+  if (!row || row.status !== 'pending') return;
+  if (row.confirmResentAt !== null && Date.now() - row.confirmResentAt < RESEND_INTERVAL_MS) return;
+  await sendConfirmation(store, project, row, base, true);
+}
+
+/** Erases pending entries older than each project's pendingPurgeDays; how many. */
+export async function purgePending(store: Store, now = Date.now()): Promise<number> {
+  let n = 0;
+  // The shortest allowed age (1 day) bounds the candidates; each project's own setting decides.
+  for (const projectId of await store.lifecycle.projectsWithPending(now - DAY_MS)) {
+    const p = await store.projectByIdAny(projectId);
+    if (!p) continue;
+    n += await store.lifecycle.purgePending(projectId, now - featureSettings(p).pendingPurgeDays * DAY_MS);
+  }
+  return n;
+}
+
+/** `a***@e***.com`: enough to recognise oneself, never the address. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  const dot = domain.lastIndexOf('.');
+  const tld = dot > 0 ? domain.slice(dot) : '';
+  return `${[...local][0] ?? ''}***@${[...domain][0] ?? ''}***${tld}`;
+}
+
+/** The exact position of one entry (null unless waiting). */
+export async function positionOf(
+  store: Store,
+  row: Pick<EntryRow, 'id' | 'projectId' | 'status' | 'k' | 'ordinal'>,
+): Promise<number | null> {
+  return (await store.lifecycle.positions(row.projectId, [row])).get(row.id) ?? null;
+}
+
+/** Entries waiting in the project's queue. */
+export const waitingTotal = (store: Store, projectId: string) => store.lifecycle.waitingTotal(projectId);
+
+/** A page of entries filtered by status and/or in queue order. */
+export const queuePage = (store: Store, projectId: string, q: QueueQuery, page: PageArgs) => store.lifecycle.queuePage(projectId, q, page);
+
+/** Live entries with referrals, most first. */
+export const leaderboard = (store: Store, projectId: string, limit: number) => store.lifecycle.leaderboard(projectId, limit);
+
+/** Re-keys the project's referrers after a referralBoost change. */
+export const applyBoost = (store: Store, projectId: string) => store.lifecycle.applyBoost(projectId);

@@ -1,0 +1,40 @@
+// Building outbox rows (no SQL here): events with their payload, and queued emails. How another layer
+// writes them inside its own transaction is explained at the top of src/db/outbox.ts.
+import { monotonicFactory } from 'ulidx';
+import type { OutboxEmail, OutboxEvent } from '../db/outbox.js';
+import { AppError } from './errors.js';
+
+const ulid = monotonicFactory();
+
+import { EMAIL_TEMPLATES, EVENT_TYPES, type EmailTemplateName, type EventType } from '../contract/events.js';
+
+export { EMAIL_TEMPLATES, EVENT_TYPES, type EventType };
+/** Email templates every project has (with defaults, src/core/templates.ts). */
+export type EmailTemplate = EmailTemplateName;
+
+/** Outbox ids: `evt_` (the webhook-id receivers dedupe on), `wh_`, `dlv_` (webhook attempt), `eml_`. */
+export const outboxId = (prefix: 'evt' | 'wh' | 'dlv' | 'eml') => `${prefix}_${ulid()}`;
+
+/** An event row: payload `{type, timestamp, projectId, data}` serialised once (the signed body). */
+export function newEvent(type: EventType | 'ping', projectId: string, data: unknown, now = Date.now()): OutboxEvent {
+  const id = outboxId('evt');
+  const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
+  return { id, projectId, type, payload, createdAt: now };
+}
+
+/** Template variables an email may use; links are absolute (built on the server's public URL). */
+export type EmailVars = Record<string, string | number | null | undefined>;
+
+/** A queued email. `vars.leaveUrl`, when given, also becomes the List-Unsubscribe header. */
+export function newEmail(projectId: string, template: EmailTemplate, recipient: string, vars: EmailVars, now = Date.now()): OutboxEmail {
+  return { id: outboxId('eml'), projectId, template, recipient, data: JSON.stringify(vars), createdAt: now };
+}
+
+/** 409 smtp_not_configured when a settings change needs email and the server has no SMTP. */
+export function checkEmailSettings(body: { welcomeEmail?: boolean; notify?: string }, hasSmtp: boolean): void {
+  if (hasSmtp) return;
+  const needs = body.welcomeEmail === true ? 'welcomeEmail' : body.notify && body.notify !== 'off' ? 'notify' : null;
+  if (needs) {
+    throw new AppError('smtp_not_configured', `${needs} needs email, and this server has no SMTP (start it with --smtp-url)`);
+  }
+}

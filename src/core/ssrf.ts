@@ -1,0 +1,104 @@
+// SSRF protection for webhook URLs. A webhook may only reach public addresses unless the server runs
+// with --allow-private-webhooks. The check runs when a webhook is saved and again at every send, on
+// the addresses DNS answers then; the request then connects to the address that was checked (a custom
+// `lookup`), so a second DNS answer (rebinding) cannot swap in a private address.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+const blocked = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata lives here)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const)
+  blocked.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['64:ff9b::', 96], // NAT64 (embeds IPv4)
+  ['100::', 64], // discard
+  ['2001:db8::', 32], // documentation
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const)
+  blocked.addSubnet(net, bits, 'ipv6');
+
+/** True when `ip` is loopback, private, link-local, unique-local, multicast or otherwise not public. */
+export function isPrivateAddress(ip: string): boolean {
+  const v = isIP(ip);
+  if (v === 4) return blocked.check(ip, 'ipv4');
+  if (v !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip); // IPv4-mapped IPv6
+  if (mapped) return blocked.check(mapped[1]!, 'ipv4');
+  return blocked.check(ip, 'ipv6');
+}
+
+export class BlockedAddressError extends Error {}
+
+export interface ResolvedTarget {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves the URL's host and checks every answer; throws BlockedAddressError when one is not public. */
+export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<ResolvedTarget> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const answers = isIP(host)
+    ? [{ address: host, family: isIP(host) as 4 | 6 }]
+    : ((await dnsLookup(host, { all: true, verbatim: true })) as ResolvedTarget[]);
+  if (!answers.length) throw new Error(`${host} has no address`);
+  if (!allowPrivate) {
+    const bad = answers.find((a) => isPrivateAddress(a.address));
+    if (bad) {
+      throw new BlockedAddressError(
+        `${host} resolves to ${bad.address}, a private, loopback or link-local address (allowed only with --allow-private-webhooks)`,
+      );
+    }
+  }
+  return answers[0]!;
+}
+
+/** A `lookup` for http.request that answers the address already checked, never asking DNS again. */
+export function pinnedLookup(target: ResolvedTarget) {
+  return (_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    if (opts?.all) cb(null, [{ address: target.address, family: target.family }]);
+    else cb(null, target.address, target.family);
+  };
+}
+
+/** The reason a webhook URL is unacceptable when saved, or null. DNS failures are left to send time. */
+export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'url must be an absolute http(s) URL, like https://example.com/hooks/waitlist';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
+  if (url.username || url.password) return 'url must not contain credentials';
+  if (allowPrivate) return null;
+  if (url.hostname === 'localhost' || url.hostname.endsWith('.localhost')) {
+    return 'url points to a loopback address (allowed only with --allow-private-webhooks)';
+  }
+  try {
+    // Bounded: a slow resolver must not hold the request (an unresolved name is checked again at send time).
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<void>((r) => (timer = setTimeout(r, 3000)));
+    await Promise.race([resolveTarget(url, false), slow]).finally(() => clearTimeout(timer));
+  } catch (err) {
+    if (err instanceof BlockedAddressError) return `url: ${err.message}`;
+  }
+  return null;
+}

@@ -1,0 +1,58 @@
+// Per-project email templates (management API): read with defaults, change parts, preview.
+import { EMAIL_TEMPLATES, type PreviewTemplateBody, type PutTemplatesBody, type Templates } from '../contract/events.js';
+import type { TemplateRow } from '../db/outbox.js';
+import type { Store } from '../db/store.js';
+import { invalidField } from './errors.js';
+import { DEFAULT_TEMPLATES, effectiveTemplates, renderEmail, SAMPLE_VARS, templateProblem } from './templates.js';
+
+export async function getTemplates(store: Store, projectId: string): Promise<Templates> {
+  return effectiveTemplates(await store.events.templates(projectId));
+}
+
+/** Applies the parts given; a part (or a whole template) set to null goes back to the default. */
+export async function putTemplates(store: Store, projectId: string, body: PutTemplatesBody): Promise<Templates> {
+  if (!EMAIL_TEMPLATES.some((n) => body[n] !== undefined)) {
+    throw invalidField('welcome', `Give at least one template: ${EMAIL_TEMPLATES.join(', ')}`);
+  }
+  const current = await store.events.templates(projectId);
+  const rows: TemplateRow[] = [];
+  const reset: string[] = [];
+  const now = Date.now();
+  for (const name of EMAIL_TEMPLATES) {
+    const b = body[name];
+    if (b === undefined) continue;
+    if (b === null) {
+      reset.push(name);
+      continue;
+    }
+    for (const part of ['subject', 'text', 'html'] as const) {
+      const v = b[part];
+      if (typeof v === 'string') {
+        const problem = templateProblem(v);
+        if (problem) throw invalidField(`${name}.${part}`, problem);
+        if (part === 'subject' && !v.trim()) throw invalidField(`${name}.subject`, 'subject must not be empty (null restores the default)');
+      }
+    }
+    const old = current.find((r) => r.name === name);
+    const pick = (part: 'subject' | 'text' | 'html') => (b[part] === undefined ? (old?.[part] ?? null) : b[part]);
+    rows.push({ projectId, name, subject: pick('subject'), text: pick('text'), html: pick('html'), updatedAt: now });
+  }
+  await store.events.deleteTemplates(projectId, reset);
+  await store.events.putTemplates(rows);
+  return getTemplates(store, projectId);
+}
+
+/** Renders a template (the project's, or the parts given) with sample variables and the project's name. */
+export async function previewTemplate(store: Store, projectId: string, projectName: string, body: PreviewTemplateBody) {
+  const saved = (await getTemplates(store, projectId))[body.template];
+  const t = {
+    subject: body.subject ?? saved.subject ?? DEFAULT_TEMPLATES[body.template].subject,
+    text: body.text ?? saved.text,
+    html: body.html ?? saved.html,
+  };
+  for (const part of ['subject', 'text', 'html'] as const) {
+    const problem = templateProblem(t[part]);
+    if (problem) throw invalidField(part, problem);
+  }
+  return renderEmail(t, { ...SAMPLE_VARS, projectName });
+}

@@ -1,0 +1,115 @@
+// Email templates: a default per kind, overridable per project (GET/PUT /api/project/:id/templates).
+// Mustache syntax: {{var}} (HTML-escaped in the HTML part), {{#var}}…{{/var}} shown only when var is
+// set. Variables: projectName, email, name, confirmUrl, statusUrl, leaveUrl, inviteUrl, inviteCode,
+// expiresAt, position, referralUrl, dashboardUrl, count, signups (digest: one "email (name)" per line).
+import Mustache from 'mustache';
+import type { TemplateRow } from '../db/outbox.js';
+import type { EmailTemplate, EmailVars } from './outbox.js';
+import { EMAIL_TEMPLATES } from './outbox.js';
+
+export interface TemplateParts {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const leaveText = '{{#leaveUrl}}\n\nTo leave the waitlist: {{{leaveUrl}}}{{/leaveUrl}}';
+const leaveHtml = '{{#leaveUrl}}<p><small><a href="{{leaveUrl}}">Leave the waitlist</a></small></p>{{/leaveUrl}}';
+
+export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
+  confirmation: {
+    subject: 'Confirm your place on the {{projectName}} waitlist',
+    text:
+      'Hi{{#name}} {{name}}{{/name}},\n\nPlease confirm your email to join the {{projectName}} waitlist:\n{{{confirmUrl}}}\n\nIf you did not sign up, ignore this email.' +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Please confirm your email to join the {{projectName}} waitlist:</p><p><a href="{{confirmUrl}}">Confirm my email</a></p><p>If you did not sign up, ignore this email.</p>' +
+      leaveHtml,
+  },
+  welcome: {
+    subject: "You're on the {{projectName}} waitlist",
+    text:
+      'Hi{{#name}} {{name}}{{/name}},\n\nThanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}{{#statusUrl}}\n\nSee your place: {{{statusUrl}}}{{/statusUrl}}{{#referralUrl}}\nMove up by sharing: {{{referralUrl}}}{{/referralUrl}}' +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Thanks for joining the {{projectName}} waitlist.{{#position}} You are number {{position}}.{{/position}}</p>{{#statusUrl}}<p><a href="{{statusUrl}}">See your place</a></p>{{/statusUrl}}{{#referralUrl}}<p>Move up by sharing: <a href="{{referralUrl}}">{{referralUrl}}</a></p>{{/referralUrl}}' +
+      leaveHtml,
+  },
+  invite: {
+    subject: "You're invited to {{projectName}}",
+    text:
+      "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresAt}}The invite expires on {{expiresAt}}.{{/expiresAt}}" +
+      leaveText,
+    html:
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you\'re invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href="{{inviteUrl}}">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresAt}}<p>The invite expires on {{expiresAt}}.</p>{{/expiresAt}}' +
+      leaveHtml,
+  },
+  notice: {
+    subject: 'New sign-up on {{projectName}}: {{email}}',
+    text: '{{email}}{{#name}} ({{name}}){{/name}} joined the {{projectName}} waitlist.{{#dashboardUrl}}\n\nDashboard: {{{dashboardUrl}}}{{/dashboardUrl}}',
+    html: '<p><b>{{email}}</b>{{#name}} ({{name}}){{/name}} joined the {{projectName}} waitlist.</p>{{#dashboardUrl}}<p><a href="{{dashboardUrl}}">Open the dashboard</a></p>{{/dashboardUrl}}',
+  },
+  digest: {
+    subject: '{{count}} new sign-up(s) on {{projectName}}',
+    text: '{{count}} people joined the {{projectName}} waitlist in the last hour:\n\n{{{signups}}}{{#dashboardUrl}}\n\nDashboard: {{{dashboardUrl}}}{{/dashboardUrl}}',
+    html: '<p>{{count}} people joined the {{projectName}} waitlist in the last hour:</p><pre>{{signups}}</pre>{{#dashboardUrl}}<p><a href="{{dashboardUrl}}">Open the dashboard</a></p>{{/dashboardUrl}}',
+  },
+};
+
+/** Sample variables for previews. */
+export const SAMPLE_VARS: EmailVars = {
+  projectName: 'My app',
+  email: 'ada@example.com',
+  name: 'Ada',
+  confirmUrl: 'https://waitlist.example.com/w/my-app/confirm?token=sample',
+  statusUrl: 'https://waitlist.example.com/w/my-app/status?token=sample',
+  leaveUrl: 'https://waitlist.example.com/w/my-app/leave?token=sample',
+  inviteUrl: 'https://app.example.com/signup?invite=sample',
+  inviteCode: 'sample-invite-code',
+  expiresAt: '2030-01-01',
+  position: 42,
+  referralUrl: 'https://waitlist.example.com/w/my-app?ref=sample',
+  dashboardUrl: 'https://waitlist.example.com/',
+  count: 2,
+  signups: 'ada@example.com (Ada)\ngrace@example.com',
+};
+
+/** The templates of a project: its stored overrides over the defaults, per part. */
+export function effectiveTemplates(rows: TemplateRow[]): Record<EmailTemplate, TemplateParts & { custom: boolean }> {
+  const out = {} as Record<EmailTemplate, TemplateParts & { custom: boolean }>;
+  for (const name of EMAIL_TEMPLATES) {
+    const row = rows.find((r) => r.name === name);
+    const d = DEFAULT_TEMPLATES[name];
+    out[name] = {
+      subject: row?.subject ?? d.subject,
+      text: row?.text ?? d.text,
+      html: row?.html ?? d.html,
+      custom: Boolean(row && (row.subject !== null || row.text !== null || row.html !== null)),
+    };
+  }
+  return out;
+}
+
+const plain = { escape: (v: unknown) => String(v) };
+
+/** Renders one email; the subject has its line breaks removed (header injection). */
+export function renderEmail(t: TemplateParts, vars: EmailVars): TemplateParts {
+  return {
+    subject: Mustache.render(t.subject, vars, {}, plain)
+      .replace(/[\r\n]+/g, ' ')
+      .trim()
+      .slice(0, 300),
+    text: Mustache.render(t.text, vars, {}, plain),
+    html: Mustache.render(t.html, vars),
+  };
+}
+
+/** The reason a template text does not parse, or null. */
+export function templateProblem(source: string): string | null {
+  try {
+    Mustache.parse(source);
+    return null;
+  } catch (err) {
+    return `Template syntax error: ${(err as Error).message.split('\n')[0]}`;
+  }
+}

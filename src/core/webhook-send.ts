@@ -1,0 +1,83 @@
+// One webhook attempt: sign the event per the Standard Webhooks specification and POST it, 10 s at
+// most, to the address the SSRF check approved.
+//   webhook-id: the event id · webhook-timestamp: epoch seconds ·
+//   webhook-signature: "v1," + base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)),
+//   where key is the base64-decoded part of the secret after "whsec_".
+import { createHmac, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { pinnedLookup, resolveTarget, type ResolvedTarget } from './ssrf.js';
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** A new signing secret: `whsec_` + base64 of 24 random bytes. */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** The `webhook-signature` header value for one message. */
+export function signWebhook(secret: string, id: string, timestampSec: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`).digest('base64')}`;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** Sends one signed POST; never throws. */
+export async function sendWebhook(
+  urlText: string,
+  secret: string,
+  eventId: string,
+  body: string,
+  allowPrivate: boolean,
+  timeoutMs = WEBHOOK_TIMEOUT_MS,
+): Promise<AttemptResult> {
+  let url: URL;
+  try {
+    url = new URL(urlText);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    return { ok: false, statusCode: null, error: 'invalid URL' };
+  }
+  let target: ResolvedTarget;
+  try {
+    target = await resolveTarget(url, allowPrivate);
+  } catch (err) {
+    return { ok: false, statusCode: null, error: `refused: ${(err as Error).message}` };
+  }
+  const ts = Math.floor(Date.now() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'user-agent': 'waitlist-webhooks/1',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': signWebhook(secret, eventId, ts, body),
+  };
+  return new Promise<AttemptResult>((resolve) => {
+    const mod = url.protocol === 'https:' ? https : http;
+    let done = false;
+    const finish = (r: AttemptResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const req = mod.request(url, { method: 'POST', headers, lookup: pinnedLookup(target) as never, agent: false }, (res) => {
+      const code = res.statusCode ?? 0;
+      res.resume(); // the answer's body is not needed
+      res.on('end', () =>
+        finish({ ok: code >= 200 && code < 300, statusCode: code, error: code >= 200 && code < 300 ? null : `HTTP ${code}` }),
+      );
+      res.on('error', () => finish({ ok: false, statusCode: code, error: 'response aborted' }));
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish({ ok: false, statusCode: null, error: `timeout after ${timeoutMs / 1000} s` });
+    }, timeoutMs);
+    req.on('error', (err) => finish({ ok: false, statusCode: null, error: err.message.slice(0, 200) }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,172 @@
+// The events layer's side of the Store: the transactional outbox, webhooks, deliveries and email
+// templates. Types only; each dialect implements them (src/db/sqlite/outbox.ts, src/db/pg/outbox.ts).
+//
+// HOW ANOTHER LAYER EMITS AN EVENT OR QUEUES AN EMAIL (inside its own transaction)
+//
+// 1. Build the rows in core (no SQL there):
+//      import { newEvent, newEmail } from '../core/outbox.js';
+//      const ev = newEvent('entry.confirmed', projectId, toEntry(row));          // OutboxEvent
+//      const mail = newEmail(projectId, 'confirmation', 'a@b.c', { confirmUrl, leaveUrl }); // OutboxEmail
+//    `newEvent` builds the payload `{type, timestamp, projectId, data}` once; its id (`evt_…`) is the
+//    `webhook-id` receivers dedupe on. Email `data` holds what the template needs (links may carry
+//    tokens: the row keeps them only until the email is sent, then `data` is cleared).
+// 2. Hand them to the store method that makes the change, and write them in ITS transaction:
+//    - SQLite (synchronous better-sqlite3 transaction):
+//        import { writeOutbox } from './outbox.js';
+//        this.sqlite.transaction(() => { …your statements…; writeOutbox(this.sqlite, { events: [ev], emails: [mail] }); })();
+//    - PostgreSQL (drizzle transaction, or the same `tx` you already have):
+//        import { writeOutboxPg } from './outbox.js';
+//        await this.db.transaction(async (tx) => { …; await writeOutboxPg(tx, { events: [ev], emails: [mail] }); });
+//    Then call `this.outboxWritten()` after the commit so the dispatcher wakes at once (it also polls).
+// 3. Joins: `store.insertEntry(row, keyId, writes)` writes `writes` in the group commit, only when the
+//    row was inserted (not for a duplicate). Deletes: `store.softDeleteEntry(…, now, (row) => writes)`.
+//
+// Nothing is sent inside a transaction: the dispatcher (src/core/dispatcher.ts) delivers after commit.
+import type { Counted, PageArgs, ProjectRow } from './store.js';
+
+/** An event to append to the outbox. `payload` is the exact JSON body that is signed and sent. */
+export interface OutboxEvent {
+  id: string;
+  projectId: string;
+  type: string;
+  payload: string;
+  createdAt: number;
+}
+
+/** An email to send: template name (confirmation, welcome, invite, notice, digest), recipient, variables. */
+export interface OutboxEmail {
+  id: string;
+  projectId: string;
+  template: string;
+  recipient: string;
+  /** JSON object of template variables. */
+  data: string;
+  createdAt: number;
+}
+
+/** What a transaction appends to the outbox. */
+export interface OutboxWrites {
+  events?: OutboxEvent[];
+  emails?: OutboxEmail[];
+}
+
+export interface WebhookRow {
+  id: string;
+  projectId: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  secret: string;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WebhookPatch = Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  projectId: string;
+  kind: 'webhook' | 'email';
+  webhookId: string | null;
+  eventId: string | null;
+  type: string;
+  recipient: string | null;
+  data: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewDelivery = Pick<
+  DeliveryRow,
+  'id' | 'projectId' | 'kind' | 'webhookId' | 'eventId' | 'type' | 'recipient' | 'data' | 'nextAttemptAt' | 'createdAt'
+>;
+
+export interface EventRow {
+  id: string;
+  projectId: string;
+  type: string;
+  payload: string;
+  createdAt: number;
+}
+
+/** A delivery claimed by one dispatcher until `lease` (its fencing token), with what sending needs. */
+export interface ClaimedDelivery extends DeliveryRow {
+  lease: number;
+  payload: string | null;
+  webhook: Pick<WebhookRow, 'url' | 'secret' | 'enabled'> | null;
+}
+
+export interface DeliveryOutcome {
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  /** Clear the email variables (sent, or given up). */
+  clearData: boolean;
+}
+
+export interface TemplateRow {
+  projectId: string;
+  name: string;
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  updatedAt: number;
+}
+
+/** Turns each event into its deliveries (webhooks subscribed to it, notice emails…). Runs inside the fan-out transaction. */
+export type FanOutPlan = (event: EventRow, webhooks: WebhookRow[], project: ProjectRow | undefined) => NewDelivery[];
+
+export interface EventStore {
+  // webhooks
+  insertWebhook(row: WebhookRow): Promise<void>;
+  listWebhooks(projectId: string, page: PageArgs): Promise<Counted<WebhookRow>>;
+  webhookInProject(projectId: string, webhookId: string): Promise<WebhookRow | undefined>;
+  updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number): Promise<WebhookRow | undefined>;
+  /** Deletes the webhook and its delivery log. */
+  deleteWebhook(projectId: string, webhookId: string): Promise<WebhookRow | undefined>;
+
+  // delivery log
+  listDeliveries(webhookId: string, page: PageArgs): Promise<Counted<DeliveryRow>>;
+  deliveryOfWebhook(webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined>;
+  listEmails(projectId: string, page: PageArgs): Promise<Counted<DeliveryRow>>;
+
+  // templates
+  templates(projectId: string): Promise<TemplateRow[]>;
+  putTemplates(rows: TemplateRow[]): Promise<void>;
+  deleteTemplates(projectId: string, names: string[]): Promise<void>;
+
+  // dispatcher
+  /** Appends outbox rows in a transaction of their own; `fanned`: the events need no fan-out (test pings). */
+  append(writes: OutboxWrites, deliveries?: NewDelivery[], fanned?: boolean): Promise<void>;
+  /** Claims up to `limit` events not yet fanned out, turns them into deliveries with `plan`, marks them. */
+  fanOut(limit: number, plan: FanOutPlan): Promise<number>;
+  /** Claims up to `limit` due pending deliveries until `now + leaseMs`. */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** Claims one delivery of a webhook now, whatever its status (manual retry). */
+  claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number): Promise<ClaimedDelivery | undefined>;
+  /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */
+  finish(id: string, lease: number, outcome: DeliveryOutcome, now: number): Promise<boolean>;
+  /** Live entries of a project created in [from, to): their number and the first `limit` (hourly digest). */
+  signupsBetween(
+    projectId: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
+  /** Removes pending email rows (no SMTP: nothing piles up); returns how many. */
+  dropPendingEmails(): Promise<number>;
+  /** Undelivered work: events not fanned out + pending deliveries, counted up to `cap`. */
+  backlog(cap?: number): Promise<number>;
+  /** Deletes finished deliveries and fanned-out events older than `before`. */
+  prune(before: number): Promise<void>;
+}

@@ -1,0 +1,354 @@
+// PostgreSQL implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
+// Writes that move a project's queue first lock its entry_ordinals row (lockQueue), so they are
+// serialised per project across instances and the bucket rows are never locked in opposite orders.
+import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { OutboxWrites } from '../outbox.js';
+import { writeOutboxPg } from './outbox.js';
+import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
+import * as s from './schema.js';
+
+type Db = NodePgDatabase<typeof s>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+type Conn = Db | Tx;
+
+const BUCKET_SIZE = 1024; // the triggers' k >> 10
+const first = <T>(rows: T[]): T | undefined => rows[0];
+const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
+
+/** Locks the project's queue (its ordinal counter row) until the transaction ends. */
+export async function lockQueue(tx: Conn, projectId: string): Promise<void> {
+  await tx.execute(sql`SELECT 1 FROM entry_ordinals WHERE project_id = ${projectId} FOR UPDATE`);
+}
+
+/** Reserves `n` ordinals of the project inside `tx` (taking the queue lock); answers the first. */
+export async function reserveOrdinalsIn(tx: Conn, projectId: string, n: number): Promise<number> {
+  const r = await tx.execute<{ last: string }>(
+    sql`INSERT INTO entry_ordinals(project_id, last) VALUES (${projectId}, ${n})
+        ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING last`,
+  );
+  return Number(r.rows[0]!.last) - n + 1;
+}
+
+/** The project's referralBoost, read inside the writing transaction (never a caller's stale copy). */
+const boostOf = (projectId: string) =>
+  sql`(SELECT coalesce((settings::jsonb->>'referralBoost')::bigint, 0) FROM projects WHERE id = ${projectId})`;
+
+/** Adds `delta` counted referrals to a live referrer, moving its k by the project's boost (inside `tx`). */
+export async function creditIn(tx: Conn, projectId: string, referrerId: string | null, delta: number, _boost?: number) {
+  if (!referrerId) return;
+  await tx.execute(
+    sql`UPDATE entries SET referrals = greatest(0, referrals + ${delta}),
+          k = ordinal - ${boostOf(projectId)} * greatest(0, referrals + ${delta})
+        WHERE id = ${referrerId} AND project_id = ${projectId} AND deleted_at IS NULL`,
+  );
+}
+
+const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
+
+export class PgLifecycle implements LifecycleStore {
+  constructor(
+    private readonly db: Db,
+    /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
+    private readonly outboxWritten: () => void = () => {},
+  ) {}
+
+  /** Writes a change's outbox rows inside `tx`; true when anything was written. */
+  private async out<T>(tx: Tx, outbox: OutboxOf<T> | undefined, changed: T): Promise<boolean> {
+    return outbox ? writeOutboxPg(tx, outbox(changed)) : false;
+  }
+  private wake(wrote: boolean) {
+    if (wrote) this.outboxWritten();
+  }
+
+  private async one(where: SQL, conn: Conn = this.db) {
+    return first(await conn.select().from(s.entries).where(where).limit(1)) as EntryRow | undefined;
+  }
+
+  async entryByReferralCode(projectId: string, code: string) {
+    return this.one(and(live(projectId), eq(s.entries.referralCode, code))!);
+  }
+  async entryByStatusToken(hash: string) {
+    return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
+  }
+  async entryByConfirmToken(hash: string) {
+    return this.one(and(eq(s.entries.confirmTokenHash, hash), isNull(s.entries.deletedAt))!);
+  }
+  async entryByInviteCode(projectId: string, hash: string) {
+    return this.one(and(live(projectId), eq(s.entries.inviteCodeHash, hash))!);
+  }
+  async entryByEmail(projectId: string, emailNorm: string) {
+    return this.one(and(live(projectId), eq(s.entries.emailNorm, emailNorm))!);
+  }
+
+  private async positionOf(conn: Conn, projectId: string, k: number, ordinal: number) {
+    const bucket = Math.floor(k / BUCKET_SIZE);
+    const r = await conn.execute<{ below: string; mine: string }>(sql`SELECT
+      (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId} AND bucket < ${bucket}) AS below,
+      (SELECT count(*) FROM entries WHERE project_id = ${projectId} AND status = 'waiting' AND deleted_at IS NULL
+         AND k >= ${bucket * BUCKET_SIZE} AND (k, ordinal) < (${k}::bigint, ${ordinal}::bigint)) AS mine`);
+    return Number(r.rows[0]!.below) + Number(r.rows[0]!.mine) + 1;
+  }
+
+  async positions(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'status' | 'k' | 'ordinal'>[]) {
+    const out = new Map<string, number>();
+    const waiting = rows.filter((r) => r.status === 'waiting');
+    if (waiting.length === 0) return out;
+    if (waiting.length === 1) {
+      const r = waiting[0]!;
+      out.set(r.id, await this.positionOf(this.db, projectId, r.k, r.ordinal));
+      return out;
+    }
+    // A whole page in one statement (one snapshot, one round trip): the same count per row.
+    const res = await this.db.execute<{ id: string; pos: string }>(sql`SELECT v.id,
+        (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId} AND bucket < v.b)
+        + (SELECT count(*) FROM entries e WHERE e.project_id = ${projectId} AND e.status = 'waiting' AND e.deleted_at IS NULL
+             AND e.k >= v.b * ${BUCKET_SIZE} AND (e.k, e.ordinal) < (v.k, v.o)) + 1 AS pos
+      FROM unnest(${sql.param(waiting.map((r) => r.id))}::text[], ${sql.param(waiting.map((r) => r.k))}::bigint[],
+        ${sql.param(waiting.map((r) => r.ordinal))}::bigint[], ${sql.param(waiting.map((r) => Math.floor(r.k / BUCKET_SIZE)))}::bigint[])
+        AS v(id, k, o, b)`);
+    for (const r of res.rows) out.set(r.id, Number(r.pos));
+    return out;
+  }
+
+  async waitingTotal(projectId: string, conn: Conn = this.db) {
+    const r = await conn.execute<{ n: string }>(
+      sql`SELECT coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ${projectId}`,
+    );
+    return Number(r.rows[0]!.n);
+  }
+
+  async queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow>> {
+    if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
+    const status = q.sort === 'position' ? 'waiting' : q.status;
+    const parts: SQL[] = [live(projectId)];
+    if (status) parts.push(eq(s.entries.status, status));
+    if (q.search) {
+      const pattern = `%${escapeLike(q.search.toLowerCase())}%`;
+      parts.push(sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`);
+    }
+    const where = and(...parts)!;
+    const order = q.sort === 'position' ? [asc(s.entries.k), asc(s.entries.ordinal)] : [desc(s.entries.id)];
+    return this.db.transaction(
+      async (tx) => {
+        const total =
+          status === 'waiting' && !q.search
+            ? await this.waitingTotal(projectId, tx)
+            : (first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0);
+        if (page.offset >= total) return { rows: [], total };
+        const rows = await tx.select().from(s.entries).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+        return { rows: rows as EntryRow[], total };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+  }
+
+  async statusCounts(projectId: string): Promise<StatusCounts> {
+    const [byStatus, referred] = await Promise.all([
+      this.db.select({ status: s.entries.status, n: count() }).from(s.entries).where(live(projectId)).groupBy(s.entries.status),
+      this.db.select({ n: count() }).from(s.entries).where(and(live(projectId), sql`${s.entries.referredBy} IS NOT NULL`)),
+    ]);
+    const out: StatusCounts = { pending: 0, waiting: 0, invited: 0, accepted: 0, referred: first(referred)?.n ?? 0 };
+    for (const r of byStatus) if (r.status in out) out[r.status] = r.n;
+    return out;
+  }
+
+  async leaderboard(projectId: string, limit: number) {
+    const rows = await this.db
+      .select()
+      .from(s.entries)
+      .where(and(live(projectId), sql`${s.entries.referrals} > 0`))
+      .orderBy(desc(s.entries.referrals), asc(s.entries.ordinal))
+      .limit(limit);
+    return rows as EntryRow[];
+  }
+
+  private byId = (projectId: string, entryId: string) => and(live(projectId), eq(s.entries.id, entryId))!;
+
+  async confirm(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = await this.db.transaction(async (tx) => {
+      await lockQueue(tx, projectId);
+      const r = await this.one(this.byId(projectId, entryId), tx);
+      if (!r || r.status !== 'pending') return r;
+      const [u] = await tx
+        .update(s.entries)
+        .set({ status: 'waiting', confirmedAt: now, updatedAt: now })
+        .where(eq(s.entries.id, entryId))
+        .returning();
+      await creditIn(tx, projectId, r.referredBy, 1);
+      wrote = await this.out(tx, outbox, u as EntryRow);
+      return u as EntryRow;
+    });
+    this.wake(wrote);
+    return row;
+  }
+
+  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+    const wrote = await this.db.transaction(async (tx) => {
+      const r = await tx
+        .update(s.entries)
+        .set(resent ? { confirmTokenHash: hash, confirmSentAt: now, confirmResentAt: now } : { confirmTokenHash: hash, confirmSentAt: now })
+        .where(and(eq(s.entries.id, entryId), eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt)))
+        .returning({ id: s.entries.id });
+      return r.length === 1 && (await writeOutboxPg(tx, outbox));
+    });
+    this.wake(wrote);
+  }
+
+  async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = await this.db.transaction(async (tx) => {
+      await lockQueue(tx, projectId);
+      const r = await this.one(this.byId(projectId, entryId), tx);
+      if (!r) return undefined;
+      await tx.update(s.entries).set({ deletedAt: now, updatedAt: now }).where(eq(s.entries.id, entryId));
+      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1);
+      const after = { ...r, deletedAt: now, updatedAt: now };
+      wrote = await this.out(tx, outbox, after);
+      return after;
+    });
+    this.wake(wrote);
+    return row;
+  }
+
+  async erase(projectId: string, entryId: string, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const done = await this.db.transaction(async (tx) => {
+      await lockQueue(tx, projectId);
+      const r = await this.one(this.byId(projectId, entryId), tx);
+      if (!r) return false;
+      await tx.delete(s.entries).where(eq(s.entries.id, entryId));
+      if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1);
+      // Erasure reaches the outbox too: earlier events keep only the entry's id; emails to it are dropped.
+      await tx.execute(sql`UPDATE events SET payload = json_build_object('type', type, 'timestamp', payload::json->>'timestamp',
+          'projectId', project_id, 'data', json_build_object('entryId', ${r.id}::text))::text
+        WHERE project_id = ${projectId} AND strpos(payload, ${`"${r.id}"`}) > 0`);
+      await tx.execute(sql`UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
+          status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+        WHERE project_id = ${projectId} AND kind = 'email' AND recipient = ${r.email}`);
+      wrote = await this.out(tx, outbox, r);
+      return true;
+    });
+    this.wake(wrote);
+    return done;
+  }
+
+  async invite(
+    projectId: string,
+    sel: InviteSelection,
+    codeHash: (entryId: string) => string,
+    now: number,
+    expiresAt: number,
+    dryRun = false,
+    outbox?: OutboxOf<EntryRow[]>,
+  ) {
+    let wrote = false;
+    const result = await this.db.transaction(async (tx) => {
+      if (!dryRun) await lockQueue(tx, projectId);
+      let rows: EntryRow[];
+      const missing: string[] = [];
+      const notEligible: string[] = [];
+      if ('count' in sel) {
+        rows = (await tx
+          .select()
+          .from(s.entries)
+          .where(and(live(projectId), eq(s.entries.status, 'waiting')))
+          .orderBy(asc(s.entries.k), asc(s.entries.ordinal))
+          .limit(sel.count)) as EntryRow[];
+      } else {
+        const ids = [...new Set(sel.entryIds)];
+        const found = (await tx
+          .select()
+          .from(s.entries)
+          .where(and(live(projectId), sql`${s.entries.id} = ANY(${sql.param(ids)})`))) as EntryRow[];
+        const byId = new Map(found.map((r) => [r.id, r]));
+        rows = [];
+        for (const id of ids) {
+          const r = byId.get(id);
+          if (!r) missing.push(id);
+          else if (r.status !== 'waiting' && r.status !== 'invited') notEligible.push(id);
+          else rows.push(r);
+        }
+      }
+      if (dryRun || missing.length || notEligible.length || rows.length === 0) return { rows, missing, notEligible };
+      const hashes = rows.map((r) => codeHash(r.id));
+      // One statement for the whole batch (10,000 single-row updates would be 10,000 round trips).
+      await tx.execute(sql`UPDATE entries e SET status = 'invited', invited_at = ${now}, invite_code_hash = v.h,
+          invite_expires_at = ${expiresAt}, updated_at = ${now}
+        FROM (SELECT unnest(${sql.param(rows.map((r) => r.id))}::text[]) AS id, unnest(${sql.param(hashes)}::text[]) AS h) v
+        WHERE e.id = v.id`);
+      const out = rows.map((r, i) => ({
+        ...r,
+        status: 'invited' as const,
+        invitedAt: now,
+        inviteCodeHash: hashes[i]!,
+        inviteExpiresAt: expiresAt,
+        updatedAt: now,
+      }));
+      wrote = await this.out(tx, outbox, out);
+      return { rows: out, missing, notEligible };
+    });
+    this.wake(wrote);
+    return result;
+  }
+
+  async redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome> {
+    // The conditional UPDATE settles concurrent redeems: the loser re-reads the row as accepted.
+    let wrote = false;
+    const won = await this.db.transaction(async (tx) => {
+      const [w] = await tx
+      .update(s.entries)
+      .set({ status: 'accepted', acceptedAt: now, updatedAt: now })
+      .where(
+        and(
+          live(projectId),
+          eq(s.entries.inviteCodeHash, hash),
+          eq(s.entries.status, 'invited'),
+          sql`${s.entries.inviteExpiresAt} > ${now}`,
+        ),
+      )
+      .returning();
+      if (w) wrote = await this.out(tx, outbox, w as EntryRow);
+      return w;
+    });
+    this.wake(wrote);
+    if (won) return { result: 'accepted', row: won as EntryRow };
+    const r = await this.entryByInviteCode(projectId, hash);
+    if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };
+    return { result: r.status === 'accepted' ? 'used' : 'expired', row: r };
+  }
+
+  async applyBoost(projectId: string, _boost?: number) {
+    await this.db.transaction(async (tx) => {
+      await lockQueue(tx, projectId);
+      await tx.execute(
+        sql`UPDATE entries SET k = ordinal - ${boostOf(projectId)} * referrals WHERE project_id = ${projectId} AND referrals > 0`,
+      );
+    });
+  }
+
+  async purgePending(projectId: string, before: number) {
+    return this.db.transaction(async (tx) => {
+      await lockQueue(tx, projectId);
+      const r = await tx
+        .delete(s.entries)
+        .where(and(live(projectId), eq(s.entries.status, 'pending'), sql`${s.entries.createdAt} < ${before}`))
+        .returning({ id: s.entries.id });
+      return r.length;
+    });
+  }
+
+  async projectsWithPending(before: number) {
+    const r = await this.db
+      .selectDistinct({ p: s.entries.projectId })
+      .from(s.entries)
+      .where(and(eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt), sql`${s.entries.createdAt} < ${before}`));
+    return r.map((x) => x.p);
+  }
+
+  async reserveOrdinals(projectId: string, n: number) {
+    return reserveOrdinalsIn(this.db, projectId, n);
+  }
+}

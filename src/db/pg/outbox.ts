@@ -1,0 +1,287 @@
+// PostgreSQL side of the events layer: writeOutboxPg() for other store methods' transactions (see the
+// top of src/db/outbox.ts), and the EventStore. Several instances share the outbox: fan-out and claims
+// take rows with FOR UPDATE SKIP LOCKED, and a claim is a lease (next_attempt_at pushed forward), so a
+// dead instance's rows become due again when the lease runs out; `finish` is fenced by the lease value.
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryRow,
+  EventRow,
+  EventStore,
+  FanOutPlan,
+  NewDelivery,
+  OutboxWrites,
+  TemplateRow,
+  WebhookPatch,
+  WebhookRow,
+} from '../outbox.js';
+import type { Counted, PageArgs, ProjectRow } from '../store.js';
+import * as s from './schema.js';
+
+type Db = NodePgDatabase<typeof s>;
+/** The database or a transaction of it (drizzle's `tx`). */
+export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | 'delete'>;
+
+/** Appends events and emails to the outbox with `tx`, the caller's transaction. */
+export async function writeOutboxPg(tx: PgExecutor, writes: OutboxWrites | undefined): Promise<boolean> {
+  let n = 0;
+  if (writes?.events?.length) {
+    await tx.insert(s.events).values(writes.events);
+    n += writes.events.length;
+  }
+  if (writes?.emails?.length) {
+    await tx.insert(s.deliveries).values(
+      writes.emails.map((m) => ({
+        id: m.id,
+        projectId: m.projectId,
+        kind: 'email',
+        type: m.template,
+        recipient: m.recipient,
+        data: m.data,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: m.createdAt,
+        createdAt: m.createdAt,
+        updatedAt: m.createdAt,
+      })),
+    );
+    n += writes.emails.length;
+  }
+  return n > 0;
+}
+
+const DELIVERY_COLS = sql.raw(`id, project_id AS "projectId", kind, webhook_id AS "webhookId", event_id AS "eventId", type,
+  recipient, data, status, attempts, last_status_code AS "lastStatusCode", last_error AS "lastError",
+  next_attempt_at::float8 AS "nextAttemptAt", created_at::float8 AS "createdAt", updated_at::float8 AS "updatedAt"`);
+
+export class PgEventStore implements EventStore {
+  constructor(
+    private readonly db: Db,
+    private readonly written: () => void,
+  ) {}
+
+  // ---- webhooks ----
+  async insertWebhook(row: WebhookRow) {
+    await this.db.insert(s.webhooks).values(row);
+  }
+  async listWebhooks(projectId: string, page: PageArgs): Promise<Counted<WebhookRow>> {
+    const where = eq(s.webhooks.projectId, projectId);
+    const [t] = await this.db.select({ n: count() }).from(s.webhooks).where(where);
+    const rows = await this.db.select().from(s.webhooks).where(where).orderBy(desc(s.webhooks.id)).limit(page.limit).offset(page.offset);
+    return { rows, total: t?.n ?? 0 };
+  }
+  async webhookInProject(projectId: string, webhookId: string) {
+    const [r] = await this.db
+      .select()
+      .from(s.webhooks)
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)));
+    return r;
+  }
+  async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
+    const [r] = await this.db
+      .update(s.webhooks)
+      .set({ ...patch, updatedAt: now })
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+      .returning();
+    return r;
+  }
+  async deleteWebhook(projectId: string, webhookId: string) {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .delete(s.webhooks)
+        .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+        .returning();
+      if (row) await tx.delete(s.deliveries).where(eq(s.deliveries.webhookId, webhookId));
+      return row;
+    });
+  }
+
+  // ---- delivery log ----
+  async listDeliveries(webhookId: string, page: PageArgs) {
+    return this.pagedDeliveries(eq(s.deliveries.webhookId, webhookId), page);
+  }
+  async deliveryOfWebhook(webhookId: string, deliveryId: string) {
+    const [r] = await this.db
+      .select()
+      .from(s.deliveries)
+      .where(and(eq(s.deliveries.webhookId, webhookId), eq(s.deliveries.id, deliveryId)));
+    return r as DeliveryRow | undefined;
+  }
+  async listEmails(projectId: string, page: PageArgs) {
+    return this.pagedDeliveries(and(eq(s.deliveries.projectId, projectId), eq(s.deliveries.kind, 'email'))!, page);
+  }
+  private async pagedDeliveries(where: ReturnType<typeof eq>, page: PageArgs): Promise<Counted<DeliveryRow>> {
+    const [t] = await this.db.select({ n: count() }).from(s.deliveries).where(where);
+    const rows = await this.db
+      .select()
+      .from(s.deliveries)
+      .where(where)
+      .orderBy(desc(s.deliveries.id))
+      .limit(page.limit)
+      .offset(page.offset);
+    return { rows: rows as DeliveryRow[], total: t?.n ?? 0 };
+  }
+
+  // ---- templates ----
+  async templates(projectId: string) {
+    return this.db.select().from(s.emailTemplates).where(eq(s.emailTemplates.projectId, projectId));
+  }
+  async putTemplates(rows: TemplateRow[]) {
+    if (!rows.length) return;
+    await this.db
+      .insert(s.emailTemplates)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: [s.emailTemplates.projectId, s.emailTemplates.name],
+        set: {
+          subject: sql`excluded.subject`,
+          text: sql`excluded.text`,
+          html: sql`excluded.html`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      });
+  }
+  async deleteTemplates(projectId: string, names: string[]) {
+    if (!names.length) return;
+    await this.db.delete(s.emailTemplates).where(and(eq(s.emailTemplates.projectId, projectId), inArray(s.emailTemplates.name, names)));
+  }
+
+  // ---- dispatcher ----
+  async append(writes: OutboxWrites, deliveries: NewDelivery[] = [], fanned = false) {
+    await this.db.transaction(async (tx) => {
+      await writeOutboxPg(tx, writes);
+      if (fanned && writes.events?.length)
+        await tx
+          .update(s.events)
+          .set({ fannedOut: true })
+          .where(
+            inArray(
+              s.events.id,
+              writes.events.map((e) => e.id),
+            ),
+          );
+      await insertDeliveries(tx, deliveries);
+    });
+    this.written();
+  }
+
+  async fanOut(limit: number, plan: FanOutPlan) {
+    return this.db.transaction(async (tx) => {
+      const r = await tx.execute<EventRow & Record<string, unknown>>(sql`
+        SELECT id, project_id AS "projectId", type, payload, created_at::float8 AS "createdAt" FROM events
+        WHERE fanned_out = false ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
+      const events = r.rows;
+      if (!events.length) return 0;
+      const projectIds = [...new Set(events.map((e) => e.projectId))];
+      const hooks = await tx
+        .select()
+        .from(s.webhooks)
+        .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)));
+      const projects = (await tx.select().from(s.projects).where(inArray(s.projects.id, projectIds))) as ProjectRow[];
+      const out: NewDelivery[] = [];
+      const keep: string[] = [];
+      const drop: string[] = [];
+      for (const e of events) {
+        const ds = plan(
+          e,
+          hooks.filter((h) => h.projectId === e.projectId),
+          projects.find((p) => p.id === e.projectId),
+        );
+        out.push(...ds);
+        // An event no webhook wants is not kept (nothing will ever read its payload).
+        (ds.some((d) => d.kind === 'webhook') ? keep : drop).push(e.id);
+      }
+      await insertDeliveries(tx, out);
+      if (keep.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, keep));
+      if (drop.length) await tx.delete(s.events).where(inArray(s.events.id, drop));
+      return events.length;
+    });
+  }
+
+  async claimDue(now: number, limit: number, leaseMs: number) {
+    const lease = now + leaseMs;
+    const r = await this.db.execute<DeliveryRow & Record<string, unknown>>(sql`
+      UPDATE deliveries SET next_attempt_at = ${lease}
+      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}
+                   ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING ${DELIVERY_COLS}`);
+    return this.withContext(r.rows, lease);
+  }
+
+  async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {
+    const lease = now + leaseMs;
+    const r = await this.db.execute<DeliveryRow & Record<string, unknown>>(sql`
+      UPDATE deliveries SET status = 'pending', next_attempt_at = ${lease}, updated_at = ${now}
+      WHERE id = ${deliveryId} AND webhook_id = ${webhookId}
+      RETURNING ${DELIVERY_COLS}`);
+    return (await this.withContext(r.rows, lease))[0];
+  }
+
+  private async withContext(rows: DeliveryRow[], lease: number): Promise<ClaimedDelivery[]> {
+    if (!rows.length) return [];
+    const eventIds = [...new Set(rows.map((r) => r.eventId).filter((x): x is string => !!x))];
+    const hookIds = [...new Set(rows.map((r) => r.webhookId).filter((x): x is string => !!x))];
+    const [evs, hks] = await Promise.all([
+      eventIds.length
+        ? this.db.select({ id: s.events.id, payload: s.events.payload }).from(s.events).where(inArray(s.events.id, eventIds))
+        : [],
+      hookIds.length ? this.db.select().from(s.webhooks).where(inArray(s.webhooks.id, hookIds)) : [],
+    ]);
+    const payloads = new Map(evs.map((e) => [e.id, e.payload]));
+    const hooks = new Map(hks.map((h) => [h.id, h]));
+    return rows.map((r) => ({
+      ...r,
+      lease,
+      payload: r.eventId ? (payloads.get(r.eventId) ?? null) : null,
+      webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
+    }));
+  }
+
+  async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {
+    const r = await this.db.execute(sql`
+      UPDATE deliveries SET status = ${o.status}, attempts = ${o.attempts}, last_status_code = ${o.lastStatusCode},
+        last_error = ${o.lastError}, next_attempt_at = ${o.nextAttemptAt},
+        data = CASE WHEN ${o.clearData} THEN NULL ELSE data END, updated_at = ${now}
+      WHERE id = ${id} AND status = 'pending' AND next_attempt_at = ${lease}`);
+    return r.rowCount === 1;
+  }
+
+  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
+    const where = sql`project_id = ${projectId} AND created_at >= ${from} AND created_at < ${to} AND deleted_at IS NULL`;
+    const [c, r] = await Promise.all([
+      this.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM entries WHERE ${where}`),
+      this.db.execute<{ email: string; name: string | null }>(
+        sql`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ${limit}`,
+      ),
+    ]);
+    return { count: Number(c.rows[0]?.n ?? 0), rows: r.rows };
+  }
+
+  async dropPendingEmails() {
+    const r = await this.db.execute(sql`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`);
+    return r.rowCount ?? 0;
+  }
+
+  async backlog(cap = 1_000_000) {
+    const r = await this.db.execute<{ n: string }>(sql`
+      SELECT (SELECT count(*) FROM (SELECT 1 FROM events WHERE fanned_out = false LIMIT ${cap}) a)
+           + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' LIMIT ${cap}) b) AS n`);
+    return Math.min(cap, Number(r.rows[0]?.n ?? 0));
+  }
+
+  async prune(before: number) {
+    await this.db.execute(sql`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ${before}`);
+    await this.db.execute(sql`
+      DELETE FROM events WHERE fanned_out = true AND created_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending')`);
+  }
+}
+
+async function insertDeliveries(tx: PgExecutor, rows: NewDelivery[]) {
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
+    await tx.insert(s.deliveries).values(chunk).onConflictDoNothing(); // digest rows have fixed ids
+  }
+}

@@ -1,0 +1,354 @@
+// SQLite implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
+// better-sqlite3 is synchronous and one process owns the file, so each method is one transaction.
+import type Database from 'better-sqlite3';
+import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { OutboxWrites } from '../outbox.js';
+import { writeOutbox } from './outbox.js';
+import type { Counted, EntryRow, PageArgs } from '../store.js';
+import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
+
+const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
+/** The project's referralBoost, read inside the writing transaction. */
+const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
+const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
+
+export class SqliteLifecycle implements LifecycleStore {
+  private readonly stmts = new Map<string, Database.Statement>();
+  constructor(
+    private readonly db: Database.Database,
+    /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
+    private readonly outboxWritten: () => void = () => {},
+  ) {}
+
+  /** Writes a change's outbox rows (inside the transaction); true when anything was written. */
+  private out<T>(outbox: OutboxOf<T> | undefined, changed: T): boolean {
+    return outbox ? writeOutbox(this.db, outbox(changed)) : false;
+  }
+
+  private stmt(sql: string, raw = false): Database.Statement {
+    const key = (raw ? 'r:' : 's:') + sql;
+    let s = this.stmts.get(key);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (raw) s.raw();
+      this.stmts.set(key, s);
+    }
+    return s;
+  }
+  private rows(sql: string, ...args: unknown[]): EntryRow[] {
+    return (this.stmt(sql, true).all(...args) as RawRow[]).map(toRow);
+  }
+  private row(sql: string, ...args: unknown[]): EntryRow | undefined {
+    const r = this.stmt(sql, true).get(...args) as RawRow | undefined;
+    return r ? toRow(r) : undefined;
+  }
+  private tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Gives `n` consecutive ordinals of the project; answers the first. Call inside a write transaction. */
+  reserveOrdinalsSync(projectId: string, n: number): number {
+    const last = this.stmt(
+      `INSERT INTO entry_ordinals(project_id, last) VALUES (?, ?)
+       ON CONFLICT(project_id) DO UPDATE SET last = last + excluded.last RETURNING last`,
+    )
+      .pluck()
+      .get(projectId, n) as number;
+    return last - n + 1;
+  }
+  async reserveOrdinals(projectId: string, n: number) {
+    return this.tx(() => this.reserveOrdinalsSync(projectId, n));
+  }
+
+  /**
+   * Adds `delta` counted referrals to a live referrer, moving its k. Inside a transaction. The boost is
+   * read from the project row in the same transaction (not the caller's copy), so a concurrent
+   * referralBoost change can never leave a stale k behind.
+   */
+  creditSync(projectId: string, referrerId: string | null, delta: number, _boost?: number): void {
+    if (!referrerId) return;
+    this.stmt(
+      `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - ${BOOST_SQL} * max(0, referrals + @delta)
+       WHERE id = @id AND project_id = @projectId AND deleted_at IS NULL`,
+    ).run({ delta, id: referrerId, projectId });
+  }
+
+  /** Whether a row's referral counts for its referrer (LIFECYCLE.md: live and past pending). */
+  private counts(r: EntryRow) {
+    return r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
+  }
+
+  async entryByReferralCode(projectId: string, code: string) {
+    return this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.referral_code = ?`, projectId, code);
+  }
+  async entryByStatusToken(hash: string) {
+    return this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);
+  }
+  async entryByConfirmToken(hash: string) {
+    return this.row(`SELECT ${COLS} FROM entries e WHERE e.confirm_token_hash = ? AND e.deleted_at IS NULL`, hash);
+  }
+  async entryByInviteCode(projectId: string, hash: string) {
+    return this.row(`SELECT ${COLS} FROM entries e WHERE e.invite_code_hash = ? AND ${LIVE}`, hash, projectId);
+  }
+  async entryByEmail(projectId: string, emailNorm: string) {
+    return this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.email_norm = ?`, projectId, emailNorm);
+  }
+
+  positionSync(projectId: string, k: number, ordinal: number): number {
+    const bucket = Math.floor(k / BUCKET_SIZE); // SQLite's k >> 10 floors too (arithmetic shift)
+    const below = this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ? AND bucket < ?')
+      .pluck()
+      .get(projectId, bucket) as number;
+    const inBucket = this.stmt(
+      `SELECT count(*) FROM entries WHERE project_id = ? AND status = 'waiting' AND deleted_at IS NULL
+       AND k >= ? AND (k, ordinal) < (?, ?)`,
+    )
+      .pluck()
+      .get(projectId, bucket * BUCKET_SIZE, k, ordinal) as number;
+    return below + inBucket + 1;
+  }
+
+  async positions(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'status' | 'k' | 'ordinal'>[]) {
+    const out = new Map<string, number>();
+    const waiting = rows.filter((r) => r.status === 'waiting');
+    if (waiting.length === 0) return out;
+    this.db.transaction(() => {
+      for (const r of waiting) out.set(r.id, this.positionSync(projectId, r.k, r.ordinal));
+    }).deferred();
+    return out;
+  }
+
+  async waitingTotal(projectId: string) {
+    return this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number;
+  }
+
+  async queuePage(projectId: string, q: QueueQuery, { offset, limit }: PageArgs): Promise<Counted<EntryRow>> {
+    const status = q.sort === 'position' ? 'waiting' : q.status;
+    if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
+    const where: string[] = [LIVE];
+    const args: unknown[] = [projectId];
+    if (status) {
+      where.push('e.status = ?');
+      args.push(status);
+    }
+    if (q.search) {
+      const n = needleOf(q.search);
+      const patterns = n.kind === 'like' ? n.patterns : [`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`];
+      where.push('(' + patterns.map(() => `e.email LIKE ? ESCAPE '\\' OR e.name LIKE ? ESCAPE '\\'`).join(' OR ') + ')');
+      for (const p of patterns) args.push(p, p);
+    }
+    const order = q.sort === 'position' ? 'e.k, e.ordinal' : 'e.id DESC';
+    return this.db
+      .transaction((): Counted<EntryRow> => {
+        const total =
+          status === 'waiting' && !q.search
+            ? ((this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number))
+            : (this.stmt(`SELECT count(*) FROM entries e WHERE ${where.join(' AND ')}`).pluck().get(...args) as number);
+        if (offset >= total) return { rows: [], total };
+        const rows = this.rows(
+          `SELECT ${COLS} FROM entries e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+          ...args,
+          limit,
+          offset,
+        );
+        return { rows, total };
+      })
+      .deferred();
+  }
+
+  async statusCounts(projectId: string): Promise<StatusCounts> {
+    const rows = this.stmt(
+      `SELECT status, count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL GROUP BY status`,
+    )
+      .raw()
+      .all(projectId) as [string, number][];
+    const out: StatusCounts = { pending: 0, waiting: 0, invited: 0, accepted: 0, referred: 0 };
+    for (const [s, n] of rows) if (s in out) out[s as keyof StatusCounts] = n;
+    out.referred = this.stmt(
+      'SELECT count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL AND referred_by IS NOT NULL',
+    )
+      .pluck()
+      .get(projectId) as number;
+    return out;
+  }
+
+  async leaderboard(projectId: string, limit: number) {
+    return this.rows(
+      `SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.referrals > 0 ORDER BY e.referrals DESC, e.ordinal LIMIT ?`,
+      projectId,
+      limit,
+    );
+  }
+
+  async confirm(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = this.tx(() => {
+      const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
+      if (!r || r.status !== 'pending') return r;
+      this.stmt(`UPDATE entries SET status = 'waiting', confirmed_at = ?, updated_at = ? WHERE id = ?`).run(now, now, entryId);
+      this.creditSync(projectId, r.referredBy, 1);
+      const after = this.row(`SELECT ${COLS} FROM entries e WHERE e.id = ?`, entryId)!;
+      wrote = this.out(outbox, after);
+      return after;
+    });
+    if (wrote) this.outboxWritten();
+    return row;
+  }
+
+  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+    const wrote = this.tx(() => {
+      const n = this.stmt(
+        `UPDATE entries SET confirm_token_hash = ?, confirm_sent_at = ?, confirm_resent_at = CASE WHEN ? THEN ? ELSE confirm_resent_at END
+         WHERE id = ? AND status = 'pending' AND deleted_at IS NULL`,
+      ).run(hash, now, resent ? 1 : 0, now, entryId).changes;
+      return n === 1 && writeOutbox(this.db, outbox);
+    });
+    if (wrote) this.outboxWritten();
+  }
+
+  async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const row = this.tx(() => {
+      const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
+      if (!r) return undefined;
+      this.stmt('UPDATE entries SET deleted_at = ?, updated_at = ? WHERE id = ?').run(now, now, entryId);
+      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1);
+      const after = { ...r, deletedAt: now, updatedAt: now };
+      wrote = this.out(outbox, after);
+      return after;
+    });
+    if (wrote) this.outboxWritten();
+    return row;
+  }
+
+  async erase(projectId: string, entryId: string, _boost: number, outbox?: OutboxOf<EntryRow>) {
+    let wrote = false;
+    const done = this.tx(() => {
+      const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
+      if (!r) return false;
+      // secure_delete overwrites the freed cells, so the erased text does not linger in free pages.
+      this.db.pragma('secure_delete = ON');
+      try {
+        this.stmt('DELETE FROM entries WHERE id = ?').run(entryId);
+        this.scrubOutbox(projectId, r);
+      } finally {
+        this.db.pragma('secure_delete = OFF');
+      }
+      if (this.counts(r)) this.creditSync(projectId, r.referredBy, -1);
+      wrote = this.out(outbox, r);
+      return true;
+    });
+    if (wrote) this.outboxWritten();
+    // Old page images stay in the WAL until it is reset: checkpoint and truncate it (best effort).
+    if (done) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return done;
+  }
+
+  /**
+   * Erasure reaches the outbox too: earlier events of the entry keep only its id, and emails to it are
+   * dropped (pending ones are not sent). Runs inside erase's transaction, with secure_delete on.
+   */
+  private scrubOutbox(projectId: string, r: EntryRow) {
+    this.stmt(
+      `UPDATE events SET payload = json_object('type', type, 'timestamp', json_extract(payload, '$.timestamp'),
+         'projectId', project_id, 'data', json_object('entryId', @id))
+       WHERE project_id = @projectId AND instr(payload, @quoted) > 0`,
+    ).run({ id: r.id, projectId, quoted: `"${r.id}"` });
+    this.stmt(
+      `UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
+         status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+       WHERE project_id = ? AND kind = 'email' AND recipient = ?`,
+    ).run(projectId, r.email);
+  }
+
+  async invite(
+    projectId: string,
+    sel: InviteSelection,
+    codeHash: (entryId: string) => string,
+    now: number,
+    expiresAt: number,
+    dryRun = false,
+    outbox?: OutboxOf<EntryRow[]>,
+  ) {
+    let wrote = false;
+    const run = () => {
+      let rows: EntryRow[];
+      const missing: string[] = [];
+      const notEligible: string[] = [];
+      if ('count' in sel) {
+        rows = this.rows(
+          `SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.status = 'waiting' ORDER BY e.k, e.ordinal LIMIT ?`,
+          projectId,
+          sel.count,
+        );
+      } else {
+        rows = [];
+        for (const id of new Set(sel.entryIds)) {
+          const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, id);
+          if (!r) missing.push(id);
+          else if (r.status !== 'waiting' && r.status !== 'invited') notEligible.push(id);
+          else rows.push(r);
+        }
+      }
+      if (dryRun || missing.length || notEligible.length) return { rows, missing, notEligible };
+      const upd = this.stmt(
+        `UPDATE entries SET status = 'invited', invited_at = ?, invite_code_hash = ?, invite_expires_at = ?, updated_at = ?
+         WHERE id = ?`,
+      );
+      const out = rows.map((r) => {
+        const hash = codeHash(r.id);
+        upd.run(now, hash, expiresAt, now, r.id);
+        return { ...r, status: 'invited' as const, invitedAt: now, inviteCodeHash: hash, inviteExpiresAt: expiresAt, updatedAt: now };
+      });
+      if (out.length) wrote = this.out(outbox, out);
+      return { rows: out, missing, notEligible };
+    };
+    if (dryRun) return this.db.transaction(run).deferred();
+    const result = this.tx(run);
+    if (wrote) this.outboxWritten();
+    return result;
+  }
+
+  async redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome> {
+    let wrote = false;
+    const result = this.tx((): RedeemOutcome => {
+      const r = this.row(`SELECT ${COLS} FROM entries e WHERE e.invite_code_hash = ? AND ${LIVE}`, hash, projectId);
+      if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };
+      if (r.status === 'accepted') return { result: 'used', row: r };
+      if (r.inviteExpiresAt !== null && r.inviteExpiresAt <= now) return { result: 'expired', row: r };
+      this.stmt(`UPDATE entries SET status = 'accepted', accepted_at = ?, updated_at = ? WHERE id = ?`).run(now, now, r.id);
+      const after: EntryRow = { ...r, status: 'accepted', acceptedAt: now, updatedAt: now };
+      wrote = this.out(outbox, after);
+      return { result: 'accepted', row: after };
+    });
+    if (wrote) this.outboxWritten();
+    return result;
+  }
+
+  async applyBoost(projectId: string, _boost?: number) {
+    this.tx(() => {
+      this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({ projectId });
+    });
+  }
+
+  async purgePending(projectId: string, before: number) {
+    return this.tx(() => {
+      this.db.pragma('secure_delete = ON');
+      try {
+        return this.stmt(
+          `DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND created_at < ?`,
+        ).run(projectId, before).changes;
+      } finally {
+        this.db.pragma('secure_delete = OFF');
+      }
+    });
+  }
+
+  async projectsWithPending(before: number) {
+    return this.stmt(
+      `SELECT DISTINCT project_id FROM entries WHERE status = 'pending' AND deleted_at IS NULL AND created_at < ?`,
+    )
+      .pluck()
+      .all(before) as string[];
+  }
+}

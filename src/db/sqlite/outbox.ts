@@ -1,0 +1,331 @@
+// SQLite side of the events layer: writeOutbox() for other store methods' transactions (see the top of
+// src/db/outbox.ts), and the EventStore the routes and the dispatcher use. One SQLite file is served by
+// one process, so claims need no locking beyond the write transaction; the lease still fences a claim.
+import type Database from 'better-sqlite3';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryRow,
+  EventRow,
+  EventStore,
+  FanOutPlan,
+  NewDelivery,
+  OutboxWrites,
+  TemplateRow,
+  WebhookPatch,
+  WebhookRow,
+} from '../outbox.js';
+import type { Counted, PageArgs, ProjectRow } from '../store.js';
+import * as s from './schema.js';
+
+interface Stmts {
+  event: Database.Statement;
+  email: Database.Statement;
+}
+const stmtCache = new WeakMap<Database.Database, Stmts>();
+
+function stmts(db: Database.Database): Stmts {
+  let st = stmtCache.get(db);
+  if (!st) {
+    st = {
+      event: db.prepare(
+        'INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (@id, @projectId, @type, @payload, @createdAt, 0)',
+      ),
+      email: db.prepare(
+        `INSERT INTO deliveries (id, project_id, kind, type, recipient, data, status, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (@id, @projectId, 'email', @template, @recipient, @data, 'pending', 0, @createdAt, @createdAt, @createdAt)`,
+      ),
+    };
+    stmtCache.set(db, st);
+  }
+  return st;
+}
+
+/** Appends events and emails to the outbox. Synchronous: call it inside the caller's `sqlite.transaction`. */
+export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefined): boolean {
+  if (!writes) return false;
+  const st = stmts(db);
+  let n = 0;
+  for (const e of writes.events ?? []) n += st.event.run(e).changes;
+  for (const m of writes.emails ?? []) n += st.email.run(m).changes;
+  return n > 0;
+}
+
+const DELIVERY_COLS = `id, project_id AS projectId, kind, webhook_id AS webhookId, event_id AS eventId, type, recipient, data,
+  status, attempts, last_status_code AS lastStatusCode, last_error AS lastError, next_attempt_at AS nextAttemptAt,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+export class SqliteEventStore implements EventStore {
+  constructor(
+    private readonly sqlite: Database.Database,
+    private readonly db: BetterSQLite3Database<typeof s>,
+    private readonly written: () => void,
+  ) {}
+
+  // ---- webhooks ----
+  async insertWebhook(row: WebhookRow) {
+    this.db.insert(s.webhooks).values(row).run();
+  }
+  async listWebhooks(projectId: string, page: PageArgs): Promise<Counted<WebhookRow>> {
+    const where = eq(s.webhooks.projectId, projectId);
+    const total = this.db.select({ n: count() }).from(s.webhooks).where(where).get()?.n ?? 0;
+    const rows = this.db.select().from(s.webhooks).where(where).orderBy(desc(s.webhooks.id)).limit(page.limit).offset(page.offset).all();
+    return { rows, total };
+  }
+  async webhookInProject(projectId: string, webhookId: string) {
+    return this.db
+      .select()
+      .from(s.webhooks)
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+      .get();
+  }
+  async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
+    return this.db
+      .update(s.webhooks)
+      .set({ ...patch, updatedAt: now })
+      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+      .returning()
+      .get();
+  }
+  async deleteWebhook(projectId: string, webhookId: string) {
+    return this.sqlite.transaction(() => {
+      const row = this.db
+        .delete(s.webhooks)
+        .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+        .returning()
+        .get();
+      if (row) this.db.delete(s.deliveries).where(eq(s.deliveries.webhookId, webhookId)).run();
+      return row;
+    })();
+  }
+
+  // ---- delivery log ----
+  async listDeliveries(webhookId: string, page: PageArgs): Promise<Counted<DeliveryRow>> {
+    return this.pagedDeliveries(eq(s.deliveries.webhookId, webhookId), page);
+  }
+  async deliveryOfWebhook(webhookId: string, deliveryId: string) {
+    return this.db
+      .select()
+      .from(s.deliveries)
+      .where(and(eq(s.deliveries.webhookId, webhookId), eq(s.deliveries.id, deliveryId)))
+      .get() as DeliveryRow | undefined;
+  }
+  async listEmails(projectId: string, page: PageArgs) {
+    return this.pagedDeliveries(and(eq(s.deliveries.projectId, projectId), eq(s.deliveries.kind, 'email'))!, page);
+  }
+  private pagedDeliveries(where: ReturnType<typeof eq>, page: PageArgs): Counted<DeliveryRow> {
+    const total = this.db.select({ n: count() }).from(s.deliveries).where(where).get()?.n ?? 0;
+    const rows = this.db
+      .select()
+      .from(s.deliveries)
+      .where(where)
+      .orderBy(desc(s.deliveries.id))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
+    return { rows: rows as DeliveryRow[], total };
+  }
+
+  // ---- templates ----
+  async templates(projectId: string) {
+    return this.db.select().from(s.emailTemplates).where(eq(s.emailTemplates.projectId, projectId)).all();
+  }
+  async putTemplates(rows: TemplateRow[]) {
+    this.sqlite.transaction(() => {
+      for (const r of rows) {
+        this.db
+          .insert(s.emailTemplates)
+          .values(r)
+          .onConflictDoUpdate({
+            target: [s.emailTemplates.projectId, s.emailTemplates.name],
+            set: { subject: r.subject, text: r.text, html: r.html, updatedAt: r.updatedAt },
+          })
+          .run();
+      }
+    })();
+  }
+  async deleteTemplates(projectId: string, names: string[]) {
+    if (!names.length) return;
+    this.db
+      .delete(s.emailTemplates)
+      .where(and(eq(s.emailTemplates.projectId, projectId), inArray(s.emailTemplates.name, names)))
+      .run();
+  }
+
+  // ---- dispatcher ----
+  async append(writes: OutboxWrites, deliveries: NewDelivery[] = [], fanned = false) {
+    this.sqlite.transaction(() => {
+      writeOutbox(this.sqlite, writes);
+      if (fanned) for (const e of writes.events ?? []) this.db.update(s.events).set({ fannedOut: true }).where(eq(s.events.id, e.id)).run();
+      this.insertDeliveries(deliveries);
+    })();
+    this.written();
+  }
+
+  private insertDeliveries(rows: NewDelivery[]) {
+    for (let i = 0; i < rows.length; i += 200) {
+      const chunk = rows.slice(i, i + 200).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
+      this.db.insert(s.deliveries).values(chunk).onConflictDoNothing().run(); // digest rows have fixed ids
+    }
+  }
+
+  async fanOut(limit: number, plan: FanOutPlan) {
+    // Dropped events hold subscribers' data: secure_delete overwrites their freed cells, so an entry
+    // erased later (lifecycle "leave") does not linger in free pages of the file.
+    return this.secureDelete(() => this.fanOutTx(limit, plan));
+  }
+
+  private secureDelete<T>(fn: () => T): T {
+    this.sqlite.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      this.sqlite.pragma('secure_delete = OFF');
+    }
+  }
+
+  private fanOutTx(limit: number, plan: FanOutPlan) {
+    return this.sqlite
+      .transaction(() => {
+        const events = this.sqlite
+          .prepare(
+            `SELECT id, project_id AS projectId, type, payload, created_at AS createdAt FROM events WHERE fanned_out = 0 ORDER BY id LIMIT ?`,
+          )
+          .all(limit) as EventRow[];
+        if (!events.length) return 0;
+        const projectIds = [...new Set(events.map((e) => e.projectId))];
+        const hooks = this.db
+          .select()
+          .from(s.webhooks)
+          .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)))
+          .all();
+        const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
+        const out: NewDelivery[] = [];
+        const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
+        const drop = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
+        for (const e of events) {
+          const ds = plan(
+            e,
+            hooks.filter((h) => h.projectId === e.projectId),
+            projects.find((p) => p.id === e.projectId),
+          );
+          out.push(...ds);
+          // An event no webhook wants is not kept (nothing will ever read its payload).
+          (ds.some((d) => d.kind === 'webhook') ? mark : drop).run(e.id);
+        }
+        this.insertDeliveries(out);
+        return events.length;
+      })
+      .immediate();
+  }
+
+  async claimDue(now: number, limit: number, leaseMs: number) {
+    const lease = now + leaseMs;
+    const rows = this.sqlite
+      .transaction(() => {
+        const due = this.sqlite
+          .prepare(
+            `SELECT ${DELIVERY_COLS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+          )
+          .all(now, limit) as DeliveryRow[];
+        const claim = this.sqlite.prepare('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
+        for (const d of due) claim.run(lease, d.id);
+        return due;
+      })
+      .immediate();
+    return this.withContext(rows, lease);
+  }
+
+  async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {
+    const lease = now + leaseMs;
+    const row = this.sqlite
+      .prepare(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ? AND webhook_id = ?
+         RETURNING ${DELIVERY_COLS}`,
+      )
+      .get(lease, now, deliveryId, webhookId) as DeliveryRow | undefined;
+    return row ? (await this.withContext([row], lease))[0] : undefined;
+  }
+
+  private withContext(rows: DeliveryRow[], lease: number): ClaimedDelivery[] {
+    if (!rows.length) return [];
+    const eventIds = [...new Set(rows.map((r) => r.eventId).filter((x): x is string => !!x))];
+    const hookIds = [...new Set(rows.map((r) => r.webhookId).filter((x): x is string => !!x))];
+    const payloads = new Map(
+      eventIds.length
+        ? this.db
+            .select({ id: s.events.id, payload: s.events.payload })
+            .from(s.events)
+            .where(inArray(s.events.id, eventIds))
+            .all()
+            .map((e) => [e.id, e.payload])
+        : [],
+    );
+    const hooks = new Map(
+      hookIds.length
+        ? this.db
+            .select()
+            .from(s.webhooks)
+            .where(inArray(s.webhooks.id, hookIds))
+            .all()
+            .map((h) => [h.id, h])
+        : [],
+    );
+    return rows.map((r) => ({
+      ...r,
+      lease,
+      payload: r.eventId ? (payloads.get(r.eventId) ?? null) : null,
+      webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
+    }));
+  }
+
+  async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {
+    const r = this.sqlite
+      .prepare(
+        `UPDATE deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+           data = CASE WHEN ? THEN NULL ELSE data END, updated_at = ?
+         WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
+      )
+      .run(o.status, o.attempts, o.lastStatusCode, o.lastError, o.nextAttemptAt, o.clearData ? 1 : 0, now, id, lease);
+    return r.changes === 1;
+  }
+
+  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
+    const where = `project_id = ? AND created_at >= ? AND created_at < ? AND deleted_at IS NULL`;
+    const n = (this.sqlite.prepare(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(projectId, from, to) as { n: number }).n;
+    const rows = this.sqlite
+      .prepare(`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ?`)
+      .all(projectId, from, to, limit) as { email: string; name: string | null }[];
+    return { count: n, rows };
+  }
+
+  async dropPendingEmails() {
+    return this.sqlite.prepare(`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`).run().changes;
+  }
+
+  async backlog(cap = 1_000_000) {
+    const r = this.sqlite
+      .prepare(
+        `SELECT (SELECT count(*) FROM (SELECT 1 FROM events WHERE fanned_out = 0 LIMIT ?))
+              + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' LIMIT ?)) AS n`,
+      )
+      .get(cap, cap) as { n: number };
+    return Math.min(cap, r.n);
+  }
+
+  async prune(before: number) {
+    this.secureDelete(() => this.pruneNow(before));
+  }
+
+  private pruneNow(before: number) {
+    this.sqlite.prepare(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`).run(before);
+    this.sqlite
+      .prepare(
+        `DELETE FROM events WHERE fanned_out = 1 AND created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending')`,
+      )
+      .run(before);
+  }
+}

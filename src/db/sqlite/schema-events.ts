@@ -1,0 +1,78 @@
+// SQLite schema of the events layer (migrations/sqlite/0005_events.sql): webhooks, the outbox of
+// events, deliveries (webhook attempts and queued emails) and per-project email templates.
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { projects } from './schema.js';
+
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').notNull(), // JSON array of event types
+    secret: text('secret').notNull(), // whsec_…: needed to sign, never returned after create
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('webhooks_project_idx').on(t.projectId, t.id)],
+);
+
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    type: text('type').notNull(),
+    payload: text('payload').notNull(), // the exact JSON body that is signed and sent
+    createdAt: integer('created_at').notNull(),
+    fannedOut: integer('fanned_out', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = 0`), index('events_created_idx').on(t.createdAt)],
+);
+
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    kind: text('kind').notNull(), // 'webhook' | 'email'
+    webhookId: text('webhook_id'),
+    eventId: text('event_id'),
+    type: text('type').notNull(), // event type, or email template name
+    recipient: text('recipient'),
+    data: text('data'), // email variables (JSON, may hold links with tokens): cleared once sent
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    nextAttemptAt: integer('next_attempt_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('deliveries_webhook_idx').on(t.webhookId, t.id),
+    index('deliveries_project_kind_idx').on(t.projectId, t.kind, t.id),
+    index('deliveries_updated_idx').on(t.updatedAt),
+    index('deliveries_event_idx').on(t.eventId),
+  ],
+);
+
+export const emailTemplates = sqliteTable(
+  'email_templates',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    subject: text('subject'),
+    text: text('text'),
+    html: text('html'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);

@@ -1,0 +1,116 @@
+// The hourly sign-up digest end to end below HTTP (the hour cannot be waited for): joins in one hour
+// fan out into one digest row per recipient, due at the end of the hour; sending it counts that hour's
+// sign-ups and mails them through a real SMTP server. Also: an email queued while the server has no
+// SMTP is given up at once (nothing piles up).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Dispatcher } from '../../src/core/dispatcher.js';
+import { joinWaitlist } from '../../src/core/entries.js';
+import { fanOutPlan } from '../../src/core/fanout.js';
+import { Mailer } from '../../src/core/mailer.js';
+import { newEmail } from '../../src/core/outbox.js';
+import { openStore, type Store } from '../../src/db/index.js';
+import { startMailReceiver, type MailReceiver } from '../helpers/receivers.js';
+import { DIALECT } from '../helpers/server.js';
+
+let store: Store;
+let smtp: MailReceiver;
+const projectId = 'prj_digest1';
+
+beforeAll(async () => {
+  smtp = await startMailReceiver();
+  if (DIALECT === 'pg') {
+    const { createPgDatabase } = await import('../helpers/pg.js');
+    store = await openStore({ file: '', databaseUrl: await createPgDatabase(process.env.TEST_DATABASE_URL!) });
+  } else {
+    store = await openStore({ file: join(mkdtempSync(join(tmpdir(), 'wl-digest-')), 't.db') });
+  }
+  const now = Date.now();
+  await store.insertUser({
+    id: 'usr_d1',
+    email: 'd@x.io',
+    emailNorm: 'd@x.io',
+    name: null,
+    passwordHash: 'x',
+    createdAt: now,
+    updatedAt: now,
+  });
+  await store.insertProject({
+    id: projectId,
+    userId: 'usr_d1',
+    name: 'Digest Co',
+    slug: 'digest-co',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    allowedOrigins: null,
+    blockDisposable: false,
+    honeypotField: null,
+    settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['boss@example.com', 'ops@example.com'] }),
+  });
+  await store.insertKey({
+    id: 'key_d1',
+    kind: 'publishable',
+    projectId,
+    name: 'k',
+    lookup: 'lk_d1',
+    prefix: 'wl_x',
+    secretHash: 'h',
+    createdAt: now,
+    updatedAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  });
+});
+afterAll(async () => {
+  await store?.close();
+  await smtp?.close();
+});
+
+it(`sends one hourly digest per recipient with the hour's sign-ups (${DIALECT})`, async () => {
+  const ctx = { projectId, keyId: 'key_d1', ip: null, country: null, userAgent: null };
+  for (const [email, name] of [
+    ['a@example.com', 'Ada'],
+    ['b@example.com', undefined],
+    ['c@example.com', 'Cy'],
+  ] as const) {
+    await joinWaitlist(store, ctx, name ? { email, name } : { email });
+  }
+  expect(await store.events.fanOut(100, fanOutPlan(true))).toBe(3);
+  const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+  expect(await store.events.claimDue(hourEnd - 1, 10, 60_000)).toEqual([]); // not before the hour ends
+  const due = await store.events.claimDue(hourEnd + 1, 10, 60_000);
+  expect(due.map((d) => [d.type, d.recipient]).sort()).toEqual([
+    ['digest', 'boss@example.com'],
+    ['digest', 'ops@example.com'],
+  ]);
+
+  const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'w@example.com' });
+  const dispatcher = new Dispatcher(store, { mailer, allowPrivateWebhooks: false, publicUrl: 'https://wl.example.com' });
+  try {
+    for (const d of due) expect(await dispatcher.deliver(d)).toMatchObject({ status: 'delivered', attempts: 1 });
+  } finally {
+    mailer.close();
+  }
+  expect(smtp.mails).toHaveLength(2);
+  const m = smtp.mails[0]!;
+  expect(m.subject).toBe('3 new sign-up(s) on Digest Co');
+  expect(m.text).toContain('a@example.com (Ada)\nb@example.com\nc@example.com (Cy)');
+  expect(m.text).toContain('https://wl.example.com/');
+  expect(m.html).toContain('a@example.com (Ada)');
+});
+
+it(`gives up an email at once when the server has no SMTP (${DIALECT})`, async () => {
+  await store.events.append({ emails: [newEmail(projectId, 'welcome', 'nosmtp@example.com', { name: 'N' })] });
+  const [d] = (await store.events.claimDue(Date.now() + 1, 10, 60_000)).filter((x) => x.recipient === 'nosmtp@example.com');
+  const dispatcher = new Dispatcher(store, { mailer: null, allowPrivateWebhooks: false, publicUrl: '' });
+  expect(await dispatcher.deliver(d!)).toMatchObject({
+    status: 'failed',
+    lastError: 'SMTP is not configured (--smtp-url)',
+    clearData: true,
+  });
+  const log = await store.events.listEmails(projectId, { offset: 0, limit: 10 });
+  expect(log.rows.find((r) => r.recipient === 'nosmtp@example.com')).toMatchObject({ status: 'failed', data: null });
+});

@@ -1,0 +1,168 @@
+// Email over a real SMTP server started by the test (smtp-server + mailparser), on the suite's
+// database: welcome and sign-up notice emails through the outbox, plain-text + HTML parts, per-project
+// templates (GET/PUT, preview), the email log, List-Unsubscribe headers, refused SMTP auth logged while
+// the server keeps running, and 409 smtp_not_configured without SMTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Mailer } from '../../src/core/mailer.js';
+import { fails, issuePaths, ok } from '../helpers/api.js';
+import { startMailReceiver, waitFor, type MailReceiver } from '../helpers/receivers.js';
+import {
+  cleanup,
+  DIALECT,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type Client,
+  type TestServer,
+} from '../helpers/server.js';
+
+let smtp: MailReceiver;
+let srv: TestServer;
+let c: Client;
+let p: Awaited<ReturnType<typeof projectWithKey>>;
+const servers: TestServer[] = [];
+
+beforeAll(async () => {
+  smtp = await startMailReceiver();
+  srv = await startServer({
+    args: [
+      '--smtp-url',
+      `smtp://127.0.0.1:${smtp.port}`,
+      '--mail-from',
+      'My App <noreply@example.com>',
+      '--public-url',
+      'https://wl.example.com/',
+    ],
+  });
+  servers.push(srv);
+  c = await signedUp(srv.url);
+  p = await projectWithKey(c, 'Rocket Club');
+});
+afterAll(async () => {
+  for (const s of servers) {
+    await s.stop();
+    cleanup(s);
+  }
+  await smtp?.close();
+});
+
+const mailsTo = (addr: string) => smtp.mails.filter((m) => (m.to as any)?.text?.includes(addr));
+
+describe(`email on ${DIALECT}`, () => {
+  it('has default templates and settings', async () => {
+    const t = ok(await c.get(`/api/project/${p.projectId}/templates`));
+    expect(Object.keys(t).sort()).toEqual(['confirmation', 'digest', 'invite', 'notice', 'welcome']);
+    expect(t.welcome).toMatchObject({ custom: false });
+    expect(t.welcome.subject).toContain('{{projectName}}');
+    const s = ok(await c.get(`/api/project/${p.projectId}/settings`));
+    expect(s).toMatchObject({ welcomeEmail: false, notifyEmails: [], notify: 'off' });
+  });
+
+  it('sends a welcome email and a notice per sign-up, with text and HTML parts', async () => {
+    const st = ok(
+      await c.put(`/api/project/${p.projectId}/settings`, { welcomeEmail: true, notifyEmails: ['founder@example.com'], notify: 'each' }),
+    );
+    expect(st).toMatchObject({ welcomeEmail: true, notifyEmails: ['founder@example.com'], notify: 'each' });
+    const email = uniqueEmail('welcome');
+    ok(await postJoin(srv.url, p.slug, p.key, { email, name: 'Ada <b>' }), 201);
+    const [welcome] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'welcome email');
+    expect(welcome!.subject).toBe("You're on the Rocket Club waitlist");
+    expect((welcome!.from as any).value[0]).toMatchObject({ name: 'My App', address: 'noreply@example.com' });
+    expect(welcome!.text).toContain('Thanks for joining the Rocket Club waitlist');
+    expect(welcome!.html).toContain('Ada &lt;b&gt;'); // escaped in HTML
+    expect(welcome!.text).toContain('Ada <b>');
+    const notice = await waitFor(() => mailsTo('founder@example.com').find((m) => m.subject?.includes(email)), 15_000, 'notice');
+    expect(notice.subject).toBe(`New sign-up on Rocket Club: ${email}`);
+    expect(notice.text).toContain('https://wl.example.com/');
+    const log = await waitFor(
+      async () => {
+        const l = ok(await c.get(`/api/project/${p.projectId}/emails`));
+        return l.items.filter((e: any) => e.status === 'delivered').length >= 2 && l;
+      },
+      10_000,
+      'email log',
+    );
+    expect(log.items[0]).toMatchObject({ status: 'delivered', attempts: 1, lastError: null });
+    expect(log.items.map((e: any) => e.template).sort()).toEqual(['notice', 'welcome']);
+    expect(log.items.map((e: any) => e.to)).toContain(email);
+  });
+
+  it('uses the project template; PUT changes only the parts given, null restores the default', async () => {
+    const t = ok(await c.put(`/api/project/${p.projectId}/templates`, { welcome: { subject: 'Hello {{name}} from {{projectName}}' } }));
+    expect(t.welcome).toMatchObject({ subject: 'Hello {{name}} from {{projectName}}', custom: true });
+    expect(t.welcome.text).toContain('Thanks for joining'); // untouched part keeps the default
+    const email = uniqueEmail('custom');
+    ok(await postJoin(srv.url, p.slug, p.key, { email, name: 'Grace' }), 201);
+    const [m] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'custom welcome');
+    expect(m!.subject).toBe('Hello Grace from Rocket Club');
+    const prev = ok(
+      await c.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', html: '<p>{{name}} #{{position}}</p>' }),
+    );
+    expect(prev).toMatchObject({ subject: 'Hello Ada from Rocket Club', html: '<p>Ada #42</p>' });
+    expect(issuePaths(await c.put(`/api/project/${p.projectId}/templates`, { welcome: { subject: 'Hi {{#name}' } }))).toEqual([
+      'welcome.subject',
+    ]);
+    expect(issuePaths(await c.put(`/api/project/${p.projectId}/templates`, { welcom: {} }))).toEqual(['welcom']);
+    const reset = ok(await c.put(`/api/project/${p.projectId}/templates`, { welcome: null }));
+    expect(reset.welcome.custom).toBe(false);
+  });
+
+  it('adds one-click List-Unsubscribe headers when the email has a leave link', async () => {
+    const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'x@example.com' });
+    const leave = 'https://wl.example.com/w/rocket/leave?token=abc';
+    expect((await mailer.send('unsub@example.com', { subject: 's', text: 't', html: '<p>h</p>' }, leave)).ok).toBe(true);
+    expect((await mailer.send('nounsub@example.com', { subject: 's', text: 't', html: '<p>h</p>' })).ok).toBe(true);
+    mailer.close();
+    const i = smtp.mails.findIndex((m) => (m.to as any).text === 'unsub@example.com');
+    expect(smtp.rawHeaders[i]!.get('list-unsubscribe')).toContain(leave);
+    expect(smtp.rawHeaders[i]!.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    const j = smtp.mails.findIndex((m) => (m.to as any).text === 'nounsub@example.com');
+    expect(smtp.rawHeaders[j]!.has('list-unsubscribe')).toBe(false);
+  });
+});
+
+describe(`email faults on ${DIALECT}`, () => {
+  it('without SMTP a setting that needs email answers 409 smtp_not_configured', async () => {
+    const s = await startServer();
+    servers.push(s);
+    const c2 = await signedUp(s.url);
+    const p2 = await projectWithKey(c2);
+    fails(await c2.put(`/api/project/${p2.projectId}/settings`, { welcomeEmail: true }), 409, 'smtp_not_configured');
+    fails(await c2.put(`/api/project/${p2.projectId}/settings`, { notify: 'hourly' }), 409, 'smtp_not_configured');
+    ok(await c2.put(`/api/project/${p2.projectId}/settings`, { notifyEmails: ['a@example.com'], notify: 'off' }));
+    expect(issuePaths(await c2.put(`/api/project/${p2.projectId}/settings`, { notify: 'daily' }))).toEqual(['notify']);
+    expect(issuePaths(await c2.put(`/api/project/${p2.projectId}/settings`, { notifyEmails: ['nope'] }))[0]).toMatch(/^notifyEmails/);
+    fails(await c2.get(`/api/project/${p.projectId}/templates`), 404, 'not_found');
+  });
+
+  it('an SMTP server refusing auth: the email log says so and the server keeps running', async () => {
+    const strict = await startMailReceiver({ user: 'right', password: 'right-pass' });
+    const s = await startServer({
+      args: ['--smtp-url', `smtp://wrong:wrong-pass@127.0.0.1:${strict.port}`],
+      env: { WAITLIST_RETRY_SCHEDULE: '60' },
+    });
+    servers.push(s);
+    try {
+      const c3 = await signedUp(s.url);
+      const p3 = await projectWithKey(c3);
+      ok(await c3.put(`/api/project/${p3.projectId}/settings`, { welcomeEmail: true }));
+      ok(await postJoin(s.url, p3.slug, p3.key, { email: uniqueEmail('auth') }), 201);
+      const e = await waitFor(
+        async () => ok(await c3.get(`/api/project/${p3.projectId}/emails`)).items.find((x: any) => x.attempts >= 1),
+        15_000,
+        'attempt',
+      );
+      expect(e).toMatchObject({ template: 'welcome', status: 'pending', lastStatusCode: 535 });
+      expect(e.lastError).toMatch(/EAUTH|auth/i);
+      expect(e.lastError).not.toContain('wrong-pass');
+      expect(s.output()).not.toContain('wrong-pass');
+      expect(strict.mails).toHaveLength(0);
+      ok(await c3.get('/api/auth/me'));
+      expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});

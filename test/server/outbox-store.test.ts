@@ -1,0 +1,159 @@
+// The outbox at the Store level, on the suite's database (SQLite, or PostgreSQL in the pg project):
+// a join writes entry.created in its group commit (not for a duplicate), a delete writes entry.deleted,
+// fan-out turns events into deliveries, claims are leases fenced by their value.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteEntry, joinWaitlist } from '../../src/core/entries.js';
+import { newEmail, outboxId } from '../../src/core/outbox.js';
+import { openStore, type Store } from '../../src/db/index.js';
+import type { EventRow } from '../../src/db/outbox.js';
+import { DIALECT } from '../helpers/server.js';
+
+let store: Store;
+const projectId = 'prj_outbox1';
+
+beforeAll(async () => {
+  if (DIALECT === 'pg') {
+    const { createPgDatabase } = await import('../helpers/pg.js');
+    store = await openStore({ file: '', databaseUrl: await createPgDatabase(process.env.TEST_DATABASE_URL!) });
+  } else {
+    store = await openStore({ file: join(mkdtempSync(join(tmpdir(), 'wl-outbox-')), 't.db') });
+  }
+  const now = Date.now();
+  await store.insertUser({
+    id: 'usr_o1',
+    email: 'o@x.io',
+    emailNorm: 'o@x.io',
+    name: null,
+    passwordHash: 'x',
+    createdAt: now,
+    updatedAt: now,
+  });
+  await store.insertProject({
+    id: projectId,
+    userId: 'usr_o1',
+    name: 'O',
+    slug: 'outbox-one',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    allowedOrigins: null,
+    blockDisposable: false,
+    honeypotField: null,
+    settings: '{}',
+  });
+  await store.insertKey({
+    id: 'key_o1',
+    kind: 'publishable',
+    projectId,
+    name: 'k',
+    lookup: 'lk_o1',
+    prefix: 'wl_x',
+    secretHash: 'h',
+    createdAt: now,
+    updatedAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  });
+  await store.events.insertWebhook({
+    id: 'wh_o1',
+    projectId,
+    url: 'http://example.com/h',
+    events: JSON.stringify(['entry.created', 'entry.deleted']),
+    secret: 'whsec_x',
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+  });
+});
+afterAll(async () => store?.close());
+
+const ctx = { projectId, keyId: 'key_o1', ip: null, country: null, userAgent: null };
+
+describe(`outbox on ${DIALECT}`, () => {
+  it('writes entry.created with each join of a group commit, none for a duplicate, and wakes listeners', async () => {
+    let wakes = 0;
+    store.onOutboxWrite(() => wakes++);
+    const before = await store.events.backlog();
+    const joins = await Promise.allSettled(['a@x.io', 'b@x.io', 'A@x.io', 'c@x.io'].map((email) => joinWaitlist(store, ctx, { email })));
+    expect(joins.filter((j) => j.status === 'fulfilled')).toHaveLength(3);
+    expect(await store.events.backlog()).toBe(before + 3);
+    expect(wakes).toBeGreaterThan(0);
+
+    const seen: EventRow[] = [];
+    const fanned = await store.events.fanOut(100, (e, hooks) => {
+      seen.push(e);
+      return hooks.map((h) => ({
+        id: outboxId('dlv'),
+        projectId: e.projectId,
+        kind: 'webhook' as const,
+        webhookId: h.id,
+        eventId: e.id,
+        type: e.type,
+        recipient: null,
+        data: null,
+        nextAttemptAt: e.createdAt,
+        createdAt: e.createdAt,
+      }));
+    });
+    expect(fanned).toBe(3);
+    const payload = JSON.parse(seen[0]!.payload);
+    expect(payload).toMatchObject({ type: 'entry.created', projectId, data: { email: 'a@x.io' } });
+    expect(payload.data.entryId).toMatch(/^ent_/);
+    expect(Date.parse(payload.timestamp)).toBeGreaterThan(0);
+    expect(await store.events.fanOut(100, () => [])).toBe(0); // nothing fanned out twice
+  });
+
+  it('claims due deliveries as leases; a stale lease cannot finish; an expired lease is claimed again', async () => {
+    const now = Date.now();
+    const first = await store.events.claimDue(now, 2, 60_000);
+    expect(first).toHaveLength(2);
+    expect(first[0]!.payload).toContain('entry.created');
+    expect(first[0]!.webhook?.url).toBe('http://example.com/h');
+    const rest = await store.events.claimDue(now, 10, 60_000);
+    expect(rest).toHaveLength(1); // the first two are leased
+    const outcome = {
+      status: 'delivered' as const,
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+      clearData: true,
+    };
+    for (const d of first) expect(await store.events.finish(d.id, d.lease, outcome, now)).toBe(true);
+    // the lease of rest[0] ran out (its instance died): another claim takes it; the old lease is fenced off
+    const again = await store.events.claimDue(now + 61_000, 10, 60_000);
+    expect(again.map((d) => d.id)).toEqual([rest[0]!.id]);
+    expect(await store.events.finish(rest[0]!.id, rest[0]!.lease, outcome, now)).toBe(false);
+    expect(await store.events.finish(again[0]!.id, again[0]!.lease, outcome, now)).toBe(true);
+    const log = await store.events.listDeliveries('wh_o1', { offset: 0, limit: 10 });
+    expect(log.total).toBe(3);
+    expect(log.rows.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
+  });
+
+  it('writes entry.deleted inside the delete, and queues emails in a transaction', async () => {
+    const e = await joinWaitlist(store, ctx, { email: 'd@x.io' });
+    await store.events.fanOut(100, () => []);
+    await deleteEntry(store, projectId, e.id);
+    const seen: EventRow[] = [];
+    await store.events.fanOut(100, (ev) => (seen.push(ev), []));
+    expect(seen.map((x) => x.type)).toEqual(['entry.deleted']);
+    expect(JSON.parse(seen[0]!.payload).data.entryId).toBe(e.id);
+
+    await store.events.append({ emails: [newEmail(projectId, 'welcome', 'w@x.io', { leaveUrl: 'http://s/w/x/leave?token=t' })] });
+    const claimed = await store.events.claimDue(Date.now() + 1, 10, 60_000);
+    const mail = claimed.find((d) => d.kind === 'email')!;
+    expect(mail).toMatchObject({ type: 'welcome', recipient: 'w@x.io' });
+    expect(JSON.parse(mail.data!).leaveUrl).toContain('token=t');
+    await store.events.finish(
+      mail.id,
+      mail.lease,
+      { status: 'delivered', attempts: 1, lastStatusCode: 250, lastError: null, nextAttemptAt: null, clearData: true },
+      Date.now(),
+    );
+    const emails = await store.events.listEmails(projectId, { offset: 0, limit: 10 });
+    expect(emails.rows[0]).toMatchObject({ status: 'delivered', data: null });
+  });
+});

@@ -1,0 +1,209 @@
+// Webhooks over HTTP on the suite's database (SQLite, and PostgreSQL in the pg project), with a real
+// receiver that verifies signatures with the `standardwebhooks` package: CRUD, secret shown once, a
+// join delivered after a 500 (retry with backoff), the delivery log, manual retry, test ping, 404 for
+// another user's webhook, bad URLs → 400 naming url, SSRF refusal without --allow-private-webhooks
+// (at create, and at send time after a restart without the flag).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fails, ISO_RE, issuePaths, ok } from '../helpers/api.js';
+import { startHookReceiver, waitFor, type HookReceiver } from '../helpers/receivers.js';
+import {
+  cleanup,
+  Client,
+  DIALECT,
+  responseLog,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type TestServer,
+} from '../helpers/server.js';
+
+let srv: TestServer;
+let rx: HookReceiver;
+let c: Client;
+let p: Awaited<ReturnType<typeof projectWithKey>>;
+let hookId = '';
+let secret = '';
+
+beforeAll(async () => {
+  rx = await startHookReceiver();
+  srv = await startServer({ args: ['--allow-private-webhooks', '--open-signup'], env: { WAITLIST_RETRY_SCHEDULE: '1,1,1' } });
+  c = await signedUp(srv.url);
+  p = await projectWithKey(c);
+});
+afterAll(async () => {
+  await srv?.stop();
+  await rx?.close();
+  if (srv) cleanup(srv);
+});
+
+const hooks = () => `/api/project/${p.projectId}/webhooks`;
+
+describe(`webhooks on ${DIALECT}`, () => {
+  it('creates a webhook: 201, whsec_ secret once, every event type by default', async () => {
+    const r = await c.post(hooks(), { url: rx.url });
+    const d = ok(r, 201);
+    expect(d.webhookId).toMatch(/^wh_/);
+    expect(d.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+    expect(d.events).toEqual(['entry.created', 'entry.confirmed', 'entry.invited', 'entry.accepted', 'entry.deleted']);
+    expect(d).toMatchObject({ url: rx.url, enabled: true });
+    expect(d.createdAt).toMatch(ISO_RE);
+    hookId = d.webhookId;
+    secret = d.secret;
+    rx.setSecret(secret);
+    const got = ok(await c.get(`${hooks()}/${hookId}`));
+    expect(got.secret).toBeUndefined();
+    const list = ok(await c.get(hooks()));
+    expect(list).toMatchObject({ total: 1, page: 1, totalPages: 1 });
+    expect(list.items[0].secret).toBeUndefined();
+    expect(JSON.stringify(list)).not.toContain(secret);
+  });
+
+  it('refuses bad input with 400 naming the field', async () => {
+    for (const url of ['not a url', 'ftp://example.com/x', 'javascript:alert(1)', '', 'http://user:pw@example.com/']) {
+      expect(issuePaths(await c.post(hooks(), { url }))).toEqual(['url']);
+    }
+    expect(issuePaths(await c.post(hooks(), {}))).toEqual(['url']);
+    expect(issuePaths(await c.post(hooks(), { url: rx.url, events: ['entry.exploded'] }))[0]).toMatch(/^events/);
+    expect(issuePaths(await c.post(hooks(), { url: rx.url, events: [] }))).toEqual(['events']);
+    expect(issuePaths(await c.post(hooks(), { url: rx.url, secret: 'whsec_mine' }))).toEqual(['secret']);
+    expect(issuePaths(await c.req('PATCH', `${hooks()}/${hookId}`, { enabled: 'yes' }))).toEqual(['enabled']);
+  });
+
+  it('delivers entry.created signed, retries a 500, and logs the attempts', async () => {
+    rx.answer = (n) => (n === 1 ? 500 : 200);
+    const email = uniqueEmail('hook');
+    const j = ok(await postJoin(srv.url, p.slug, p.key, { email, name: 'Hook' }), 201);
+    const got = await waitFor(() => rx.received.find((m) => m.body.data.entryId === j.entryId), 20_000, 'delivery');
+    expect(got.type).toBe('entry.created');
+    expect(got.body).toMatchObject({ type: 'entry.created', projectId: p.projectId, data: { entryId: j.entryId, email, name: 'Hook' } });
+    expect(got.body.timestamp).toMatch(ISO_RE);
+    expect(got.id).toMatch(/^evt_/);
+    expect(got.headers['webhook-signature']).toMatch(/^v1,/);
+    expect(rx.attempts.get(got.id)).toBe(2);
+    expect(rx.badSignatures).toBe(0);
+    const log = await waitFor(
+      async () => {
+        const l = ok(await c.get(`${hooks()}/${hookId}/deliveries`));
+        return l.items.find((d: any) => d.eventId === got.id && d.status === 'delivered') && l;
+      },
+      10_000,
+      'delivered in the log',
+    );
+    const d = log.items.find((x: any) => x.eventId === got.id);
+    expect(Object.keys(d).sort()).toEqual(
+      [
+        'deliveryId',
+        'eventId',
+        'type',
+        'status',
+        'attempts',
+        'lastStatusCode',
+        'lastError',
+        'nextAttemptAt',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
+    );
+    expect(d).toMatchObject({
+      type: 'entry.created',
+      status: 'delivered',
+      attempts: 2,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+    expect(d.deliveryId).toMatch(/^dlv_/);
+  });
+
+  it('sends a test ping and retries a delivery on demand', async () => {
+    rx.answer = () => 200;
+    const ping = ok(await c.post(`${hooks()}/${hookId}/test`));
+    expect(ping).toMatchObject({ type: 'ping', status: 'delivered', attempts: 1, lastStatusCode: 200 });
+    const m = rx.received.find((x) => x.id === ping.eventId)!;
+    expect(m.body).toMatchObject({ type: 'ping', projectId: p.projectId, data: { webhookId: hookId } });
+    const again = ok(await c.post(`${hooks()}/${hookId}/deliveries/${ping.deliveryId}/retry`));
+    expect(again).toMatchObject({ deliveryId: ping.deliveryId, status: 'delivered', attempts: 2 });
+    expect(rx.attempts.get(ping.eventId)).toBe(2); // the same event id: receivers dedupe on it
+    fails(await c.post(`${hooks()}/${hookId}/deliveries/dlv_nope/retry`), 404, 'not_found');
+  });
+
+  it('updates url, events and enabled; filters by event type; a disabled webhook gets nothing', async () => {
+    const u = ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.deleted'] }));
+    expect(u.events).toEqual(['entry.deleted']);
+    const u2 = ok(await c.put(`${hooks()}/${hookId}`, { enabled: false }));
+    expect(u2.enabled).toBe(false);
+    ok(await c.put(`${hooks()}/${hookId}`, { enabled: true }));
+    const before = rx.received.length;
+    const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('filter') }), 201);
+    ok(await c.del(`/api/project/${p.projectId}/waitlist/${j.entryId}`));
+    const del = await waitFor(
+      () => rx.received.find((m) => m.type === 'entry.deleted' && m.body.data.entryId === j.entryId),
+      10_000,
+      'entry.deleted',
+    );
+    expect(del).toBeTruthy();
+    expect(rx.received.slice(before).filter((m) => m.type === 'entry.created')).toHaveLength(0);
+  });
+
+  it("answers 404 for another user's webhooks and after delete", async () => {
+    const other = await signedUp(srv.url);
+    for (const r of [
+      await other.get(`${hooks()}/${hookId}`),
+      await other.get(`${hooks()}/${hookId}/deliveries`),
+      await other.post(`${hooks()}/${hookId}/test`),
+      await other.del(`${hooks()}/${hookId}`),
+    ])
+      fails(r, 404, 'not_found');
+    const d = ok(await c.del(`${hooks()}/${hookId}`));
+    expect(d.deletedAt).toMatch(ISO_RE);
+    fails(await c.get(`${hooks()}/${hookId}`), 404, 'not_found');
+    fails(await c.get(`${hooks()}/${hookId}/deliveries`), 404, 'not_found');
+    // The secret appears in the create response only.
+    const leaks = responseLog.filter((r) => r.text.includes(secret) && !(r.method === 'POST' && r.status === 201 && r.path === hooks()));
+    expect(leaks.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(srv.output()).not.toContain(secret);
+  });
+});
+
+describe(`SSRF protection on ${DIALECT}`, () => {
+  it('refuses loopback/private webhook URLs without --allow-private-webhooks, at create and at send time', async () => {
+    // A webhook to 127.0.0.1, saved while private targets were allowed…
+    const h = ok(await c.post(hooks(), { url: rx.url }), 201);
+    rx.setSecret(h.secret);
+    await srv.stop();
+    // …then the server restarts without the flag: the send-time check refuses it.
+    srv = await startServer({ reuse: srv, args: ['--open-signup'], env: { WAITLIST_RETRY_SCHEDULE: '60' } });
+    const c2 = new Client(srv.url);
+    c2.cookie = c.cookie;
+    c = c2;
+    for (const url of [
+      rx.url,
+      'http://localhost:9/x',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]:8080/',
+      'http://192.168.0.10/',
+      'http://[fe80::1]/',
+      'http://0.0.0.0/',
+    ]) {
+      const paths = issuePaths(await c.post(hooks(), { url }));
+      expect(paths, url).toEqual(['url']);
+    }
+    const before = rx.attempts.size;
+    const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('ssrf') }), 201);
+    const d = await waitFor(
+      async () => {
+        const l = ok(await c.get(`${hooks()}/${h.webhookId}/deliveries`));
+        return l.items.find((x: any) => x.attempts >= 1);
+      },
+      10_000,
+      'a refused attempt',
+    );
+    expect(d).toMatchObject({ status: 'pending', lastStatusCode: null });
+    expect(d.lastError).toMatch(/refused: .*127\.0\.0\.1.*private/);
+    expect(rx.attempts.size).toBe(before); // nothing reached the receiver
+    void j;
+  });
+});

@@ -1,0 +1,245 @@
+// The queue of a project: entries by status (waiting in queue order with positions), invite the next N
+// with a preview, the referral leaderboard, and the lifecycle settings. API calls go through the typed
+// client (src/client/index.ts) on the dashboard's own origin and session cookie.
+import { useEffect, useState } from 'preact/hooks';
+import type { EntryStatusName, InvitedEntry, InvitePreview, LeaderboardEntry } from '../../../src/contract/lifecycle.js';
+import type { ProjectSettings } from '../../../src/contract/schemas.js';
+import { WaitlistClient } from '../../../src/client/index.js';
+import type { Entry, Page, Project } from '../api.js';
+import { ErrorMsg, fmtDate, Notice } from '../ui.js';
+
+const client = new WaitlistClient({ server: location.origin });
+const STATUSES: EntryStatusName[] = ['waiting', 'pending', 'invited', 'accepted'];
+
+export function QueueTab({ project }: { project: Project }) {
+  const pid = project.projectId;
+  const [status, setStatus] = useState<EntryStatusName>('waiting');
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState<Page<Entry> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    setError(null);
+    client
+      .listEntries(pid, { status, sort: status === 'waiting' ? 'position' : 'newest', page, limit: 20 })
+      .then(setData, setError);
+  }, [pid, status, page, version]);
+
+  return (
+    <section aria-labelledby="queue-title">
+      <h2 id="queue-title">Queue</h2>
+      <div class="row wrap toolbar">
+        <div class="field">
+          <label for="queue-status">Status</label>
+          <select id="queue-status" value={status} onChange={(e) => (setStatus(e.currentTarget.value as EntryStatusName), setPage(1))}>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ErrorMsg error={error} />
+      {data === null ? (
+        <p>Loading…</p>
+      ) : data.items.length === 0 ? (
+        <p class="muted">No {status} entries.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="entries queue">
+            <caption class="sr-only">{status === 'waiting' ? 'Waiting entries in queue order' : `${status} entries, newest first`}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Position</th>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Referrals</th>
+                <th scope="col">Joined</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((e) => (
+                <tr key={e.entryId}>
+                  <td data-label="Position">{e.position ?? '—'}</td>
+                  <td data-label="Email" class="email">
+                    {e.email}
+                  </td>
+                  <td data-label="Name">{e.name ?? '—'}</td>
+                  <td data-label="Status">{e.status}</td>
+                  <td data-label="Referrals">{e.referrals}</td>
+                  <td data-label="Joined">{fmtDate(e.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data && data.total > 0 ? (
+        <nav class="row pager" aria-label="Queue pages">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span aria-live="polite">
+            {data.total} {status} · page {data.page} of {data.totalPages}
+          </span>
+          <button type="button" disabled={page >= data.totalPages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </nav>
+      ) : null}
+      <InviteNext pid={pid} onInvited={() => setVersion((v) => v + 1)} />
+      <Leaderboard pid={pid} version={version} />
+      <LifecycleSettings pid={pid} />
+    </section>
+  );
+}
+
+function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) {
+  const [count, setCount] = useState(10);
+  const [preview, setPreview] = useState<InvitePreview['invited'] | null>(null);
+  const [invited, setInvited] = useState<InvitedEntry[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (dryRun: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await client.inviteEntries(pid, { count, dryRun });
+      if ('dryRun' in r) setPreview(r.invited);
+      else {
+        setInvited(r.invited);
+        setPreview(null);
+        onInvited();
+      }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="card">
+      <h3>Invite the next people</h3>
+      <form class="row wrap" onSubmit={(e) => (e.preventDefault(), void run(true))}>
+        <div class="field">
+          <label for="invite-count">How many (1–10,000)</label>
+          <input id="invite-count" type="number" min={1} max={10000} value={count} onInput={(e) => setCount(Number(e.currentTarget.value))} />
+        </div>
+        <button type="submit" disabled={busy}>
+          Preview
+        </button>
+      </form>
+      <ErrorMsg error={error} />
+      {preview ? (
+        <>
+          <p>
+            {preview.length ? `These ${preview.length} would be invited:` : 'Nobody is waiting.'}
+          </p>
+          <ol class="preview">
+            {preview.slice(0, 50).map((e) => (
+              <li key={e.entryId}>
+                #{e.position} {e.email}
+              </li>
+            ))}
+          </ol>
+          {preview.length > 50 ? <p class="muted">…and {preview.length - 50} more.</p> : null}
+          {preview.length ? (
+            <button type="button" disabled={busy} onClick={() => void run(false)}>
+              Invite {preview.length}
+            </button>
+          ) : null}
+        </>
+      ) : null}
+      <Notice text={invited ? `Invited ${invited.length}. Codes are shown only now (CLI: waitlist entry invite --json).` : ''} />
+    </div>
+  );
+}
+
+function Leaderboard({ pid, version }: { pid: string; version: number }) {
+  const [rows, setRows] = useState<LeaderboardEntry[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => void client.leaderboard(pid).then(setRows, setError), [pid, version]);
+  return (
+    <div class="card">
+      <h3>Top referrers</h3>
+      <ErrorMsg error={error} />
+      {rows === null ? null : rows.length === 0 ? (
+        <p class="muted">No referrals yet.</p>
+      ) : (
+        <ol class="leaderboard">
+          {rows.slice(0, 10).map((r) => (
+            <li key={r.entryId}>
+              {r.name ?? r.email} — {r.referrals} referral{r.referrals === 1 ? '' : 's'}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+type LcFields = Pick<ProjectSettings, 'doubleOptIn' | 'referralBoost' | 'referralUrl' | 'publicLeaderboard' | 'inviteTtlDays' | 'inviteUrl' | 'pendingPurgeDays'>;
+
+function LifecycleSettings({ pid }: { pid: string }) {
+  const [s, setS] = useState<LcFields | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  useEffect(() => void client.getSettings(pid).then(setS, setError), [pid]);
+  if (!s) return <ErrorMsg error={error} />;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const next = await client.updateSettings(pid, {
+        ...s,
+        referralUrl: s.referralUrl?.trim() ? s.referralUrl.trim() : null,
+        inviteUrl: s.inviteUrl?.trim() ? s.inviteUrl.trim() : null,
+      });
+      setS(next);
+      setNotice('Launch settings saved.');
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const num = (k: 'referralBoost' | 'inviteTtlDays' | 'pendingPurgeDays') => (e: Event) =>
+    setS({ ...s, [k]: Number((e.currentTarget as HTMLInputElement).value) });
+  return (
+    <form class="card" onSubmit={save}>
+      <h3>Launch settings</h3>
+      <label class="check">
+        <input type="checkbox" checked={s.doubleOptIn} onChange={(e) => setS({ ...s, doubleOptIn: e.currentTarget.checked })} /> Double opt-in
+        (needs SMTP)
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={s.publicLeaderboard} onChange={(e) => setS({ ...s, publicLeaderboard: e.currentTarget.checked })} /> Public
+        leaderboard
+      </label>
+      <div class="field">
+        <label for="lc-boost">Places a referral moves the referrer up (0–1000)</label>
+        <input id="lc-boost" type="number" min={0} max={1000} value={s.referralBoost} onInput={num('referralBoost')} />
+      </div>
+      <div class="field">
+        <label for="lc-refurl">Referral link template (empty: the hosted page)</label>
+        <input id="lc-refurl" type="text" placeholder="https://example.com/?ref={code}" value={s.referralUrl ?? ''} onInput={(e) => setS({ ...s, referralUrl: e.currentTarget.value })} />
+      </div>
+      <div class="field">
+        <label for="lc-ttl">Invite codes valid for (days, 1–365)</label>
+        <input id="lc-ttl" type="number" min={1} max={365} value={s.inviteTtlDays} onInput={num('inviteTtlDays')} />
+      </div>
+      <div class="field">
+        <label for="lc-invurl">Invite link template (empty: code only)</label>
+        <input id="lc-invurl" type="text" placeholder="https://app.example.com/signup?invite={code}" value={s.inviteUrl ?? ''} onInput={(e) => setS({ ...s, inviteUrl: e.currentTarget.value })} />
+      </div>
+      <div class="field">
+        <label for="lc-purge">Erase unconfirmed entries after (days, 1–365)</label>
+        <input id="lc-purge" type="number" min={1} max={365} value={s.pendingPurgeDays} onInput={num('pendingPurgeDays')} />
+      </div>
+      <ErrorMsg error={error} />
+      <Notice text={notice} />
+      <button type="submit">Save launch settings</button>
+    </form>
+  );
+}
