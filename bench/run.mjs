@@ -489,6 +489,7 @@ try {
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   if (!args['join-only']) {
     await benchReads();
+    await (await import('./surface.mjs')).benchSurface({ SIZE, LOAD_S, tmp, BIN, startProcess, freshDb, setUp, api, log, row, fmt, rssMb, stop });
     await (await import('./lifecycle.mjs')).benchLifecycle({ SIZE, LOAD_S, log, row, fmt, freshDb, startServer, stop, api, setUp, p50, timed });
     benchCli();
   }

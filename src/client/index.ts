@@ -177,6 +177,26 @@ export class WaitlistClient {
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
 
+  // ---- sign-up surface ----
+  /** Uploads a CSV or NDJSON file (a Blob in browsers, a stream in Node) as it is, without buffering it. */
+  async importEntries(p: string, file: Blob | ReadableStream<Uint8Array>, q: ImportQuery): Promise<ImportResult> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+      'content-type': q.format === 'ndjson' ? 'application/x-ndjson' : 'text/csv',
+    };
+    if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
+    const query = { format: q.format, dryRun: q.dryRun ? 'true' : undefined, dateFormat: q.dateFormat };
+    let res: Response;
+    try {
+      // `duplex` lets Node's fetch stream a request body.
+      res = await fetch(this.url(`/api/project/${enc(p)}/import`, query), { method: 'POST', headers, body: file, duplex: 'half' } as RequestInit);
+    } catch (err) {
+      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${(err as Error).message})`);
+    }
+    if (!res.ok) throw await errorOf(res);
+    return ((await res.json()) as { data: ImportResult }).data;
+  }
   // ---- lifecycle ----
   /** Invites the next `count` waiting entries or the given ones (dryRun: only lists who would be invited). */
   inviteEntries = (p: string, body: { count: number; dryRun?: boolean } | { entryIds: string[]; dryRun?: boolean }) =>
@@ -203,6 +223,23 @@ export class WaitlistClient {
   updateTemplates = (p: string, body: PutTemplatesBody) => this.request<Templates>('PUT', `/api/project/${enc(p)}/templates`, { body });
   previewTemplate = (p: string, body: PreviewTemplateBody) =>
     this.request<RenderedEmail>('POST', `/api/project/${enc(p)}/templates/preview`, { body });
+}
+
+export interface ImportQuery {
+  format: 'csv' | 'ndjson';
+  dryRun?: boolean;
+  /** How slash dates read: `auto` (settled by the file), `dmy` or `mdy`. */
+  dateFormat?: 'auto' | 'dmy' | 'mdy';
+}
+
+/** The result of an import (POST /api/project/:projectId/import). */
+export interface ImportResult {
+  imported: number;
+  duplicates: number;
+  invalid: { line: number; message: string }[];
+  invalidCount: number;
+  dryRun: boolean;
+  dateFormat: 'dmy' | 'mdy' | null;
 }
 
 /** The session token from a response's Set-Cookie headers; undefined when none (or it was cleared). */

@@ -126,6 +126,10 @@ export const joinBody = z.strictObject({
     .max(LIMITS.sourceChars, `Source must be at most ${LIMITS.sourceChars} characters`)
     .optional(),
   metadata: metadataSchema.optional(),
+  // Sign-up surface: answers to the project's custom fields (checked against its `fields` setting by
+  // src/core/fields.ts) and a solved proof-of-work challenge (src/core/captcha.ts).
+  fields: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'fields must be an object of answers').optional(),
+  altcha: z.string('altcha must be the solved challenge payload').max(4096, 'altcha is too long').optional(),
   /** A referral code of the same project; an unknown one is ignored. */
   ref: z.string('ref must be a string').trim().max(64, 'ref must be at most 64 characters').optional(),
 });

@@ -113,6 +113,8 @@ export interface Entry {
   userAgent: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Answers to the project's custom fields. */
+  fields: Record<string, unknown>;
   status: 'pending' | 'waiting' | 'invited' | 'accepted';
   /** 1-based rank in the queue while waiting, else null. */
   position: number | null;

@@ -31,7 +31,7 @@ export interface JoinContext {
 export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string | null };
 
 /** Adds a subscriber; 409 email_taken when a live entry of the project has the same email. */
-export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody): Promise<JoinedEntry> {
+export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody, fields = '{}'): Promise<JoinedEntry> {
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
   // An unknown (or another project's) ref is ignored, not an error.
@@ -52,6 +52,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    fields,
     status: settings.doubleOptIn ? 'pending' : 'waiting',
     ordinal: 0, // given by the store inside the insert's transaction
     k: 0,

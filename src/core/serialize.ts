@@ -49,6 +49,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   confirmedAt: isoOrNull(e.confirmedAt),
   invitedAt: isoOrNull(e.invitedAt),
   acceptedAt: isoOrNull(e.acceptedAt),
+  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

@@ -80,6 +80,8 @@ export interface EntryRow {
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
+  /** Answers to the project's custom fields: a JSON object (`{}` when none; absent = `{}`). */
+  fields?: string;
   // The lifecycle (src/db/lifecycle.ts). `ordinal` and `k` are given by the store inside the insert's
   // transaction (k = ordinal - referralBoost × referrals); the token columns hold SHA-256 hashes only.
   status: EntryStatus;
@@ -207,6 +209,15 @@ export interface Store {
    */
   checkWritable(): Promise<void>;
 
+  // sign-up surface (src/db/surface.ts documents these)
+  /** The named server-wide secret; created with `make()` by whichever instance asks first. */
+  serverSecret(name: string, make: () => string): Promise<string>;
+  /** Records a captcha solution as used: false when it was used before. Purges expired ones. */
+  useCaptchaSolution(signature: string, expiresAt: number, now: number): Promise<boolean>;
+  /** Inserts imported entries (one transaction), skipping live duplicates; resolves to the number inserted. */
+  importEntries(rows: EntryRow[]): Promise<number>;
+  /** Which of these normalised emails a live entry of the project already has (import dry runs). */
+  liveEmailNorms(projectId: string, emailNorms: string[]): Promise<string[]>;
   /** Statuses, queue positions, referrals, tokens and invites (src/db/lifecycle.ts). */
   readonly lifecycle: LifecycleStore;
 

@@ -15,6 +15,9 @@ import { subscriberRoutes } from './routes/subscriber.js';
 import { subscriberPages } from './pages/subscriber.js';
 import { projectRoutes } from './routes/projects.js';
 import { settingsRoutes } from './routes/settings.js';
+import { hostedRoutes } from './routes/hosted.js';
+import { importRoutes } from './routes/import.js';
+import { surfaceRoutes } from './routes/surface.js';
 import { templateRoutes } from './routes/templates.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { dashboardRoutes } from './static.js';
@@ -27,6 +30,8 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(apiGuard(deps));
   healthRoutes(app, deps);
   joinRoutes(app, deps);
+  surfaceRoutes(app, deps);
+  hostedRoutes(app, deps);
   subscriberRoutes(app, deps);
   subscriberPages(app, deps);
   authRoutes(app, deps);
@@ -36,6 +41,7 @@ export function createApp(deps: Deps): Polka<Req> {
   settingsRoutes(app, deps);
   keyRoutes(app, deps);
   entryRoutes(app, deps);
+  importRoutes(app, deps);
   lifecycleRoutes(app, deps);
   webhookRoutes(app, deps);
   templateRoutes(app, deps);

@@ -65,11 +65,11 @@ export function entryJson(e: ExportRow): string {
     `"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}","status":"${e.status}",` +
     `"position":${e.status === 'waiting' ? (e.position ?? null) : null},"referralCode":${str(e.referralCode)},` +
     `"referredBy":${str(e.referredBy)},"referrals":${e.referrals},"confirmedAt":${isoOrNull(e.confirmedAt)},` +
-    `"invitedAt":${isoOrNull(e.invitedAt)},"acceptedAt":${isoOrNull(e.acceptedAt)}}`
+    `"invitedAt":${isoOrNull(e.invitedAt)},"acceptedAt":${isoOrNull(e.acceptedAt)},"fields":${e.fields ?? '{}'}}`
   );
 }
 
-function formatter(format: ExportFormat) {
+function formatter(format: ExportFormat, fieldKeys: readonly string[]) {
   switch (format) {
     case 'ndjson':
       return { head: '', row: (e: ExportRow, _first: boolean) => `${entryJson(e)}\n`, tail: '' };
@@ -77,10 +77,15 @@ function formatter(format: ExportFormat) {
       return { head: '[', row: (e: ExportRow, first: boolean) => (first ? '\n' : ',\n') + entryJson(e), tail: '\n]\n' };
     case 'csv':
       return {
-        head: stringify([CSV_COLUMNS as unknown as string[]], CSV_OPTIONS),
+        // One column per custom field (the project's current definitions), `fields.<key>`.
+        head: stringify([[...CSV_COLUMNS, ...fieldKeys.map((k) => `fields.${k}`)]], CSV_OPTIONS),
         row: (r: ExportRow) => {
           const e = toEntry(r, r.position ?? null) as unknown as Record<string, unknown>;
-          return stringify([CSV_COLUMNS.map((c) => csvCell(e[c]))], CSV_OPTIONS);
+          const answers = e.fields as Record<string, unknown>;
+          return stringify(
+            [[...CSV_COLUMNS.map((c) => csvCell(e[c])), ...fieldKeys.map((k) => csvCell(Object.hasOwn(answers, k) ? answers[k] : null))]],
+            CSV_OPTIONS,
+          );
         },
         tail: '',
       };
@@ -106,8 +111,9 @@ export async function streamExport(
   slug: string,
   format: ExportFormat,
   chunks: AsyncIterable<ExportRow[]>,
+  fieldKeys: readonly string[] = [],
 ): Promise<void> {
-  const f = formatter(format);
+  const f = formatter(format, fieldKeys);
   const stamp = new Date().toISOString().slice(0, 10);
   res.writeHead(200, {
     'Content-Type': TYPES[format],

@@ -129,18 +129,24 @@ export async function readJson<S extends z.ZodType>(
   req: IncomingMessage,
   schema: S,
   readOnly: readonly string[] = [],
+  limit: number = LIMITS.bodyBytes,
 ): Promise<z.output<S>> {
-  if (Number(req.headers['content-length']) > LIMITS.bodyBytes) throw tooLarge(LIMITS.bodyBytes);
+  if (Number(req.headers['content-length']) > limit) throw tooLarge(limit);
   if (!isJsonType(req)) {
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json', undefined, hasBody(req) ? { Connection: 'close' } : undefined);
   }
-  const raw = await readBody(req);
+  const raw = await readBody(req, limit);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new AppError('invalid_json', 'Request body is not valid JSON');
   }
+  return validateBody(value, schema, readOnly);
+}
+
+/** Validates an already-parsed body like readJson does (object, no NUL in strings, the schema). */
+export function validateBody<S extends z.ZodType>(value: unknown, schema: S, readOnly: readonly string[] = []): z.output<S> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed([{ path: '', message: 'Request body must be a JSON object' }]);
   }

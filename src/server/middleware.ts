@@ -56,7 +56,9 @@ export function apiGuard(deps: Deps) {
         throw new AppError('forbidden', 'Cross-origin requests to the management API are not allowed');
       }
     }
-    if (hasBody(req) && !isJsonType(req)) {
+    // The import route's body is the file itself (CSV or NDJSON); it checks its own content type.
+    const upload = req.method === 'POST' && /^\/api\/project\/[^/]+\/import$/.test(req.path);
+    if (hasBody(req) && !isJsonType(req) && !upload) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json', undefined, { Connection: 'close' });
     }
     const cookieHeader = req.headers.cookie;

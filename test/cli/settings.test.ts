@@ -4,6 +4,7 @@ import { cleanup, postJoin, startServer, uniqueEmail, type TestServer } from '..
 import { cli, cliJson, cliSignup, freshHome } from './cli.js';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 
 let srv: TestServer;
 let home: string;
@@ -23,7 +24,7 @@ afterAll(async () => {
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {
     expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
       allowedOrigins: [],
       blockDisposableEmails: false,
       honeypotField: null,
@@ -36,7 +37,7 @@ describe('project settings', () => {
       as(),
     );
     expect(set).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
       allowedOrigins: ['https://example.com', 'https://www.example.com'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -52,7 +53,7 @@ describe('project settings', () => {
     expect(entries).toHaveLength(1); // the honeypot join was not stored
 
     const back = await cliJson(['project', 'settings', 'guarded', '--any-origin', '--no-block-disposable', '--no-honeypot-field'], as());
-    expect(back).toEqual({ ...eventSettingsDefaults, ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
+    expect(back).toEqual({ ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
   });
 
   it('rejects bad values as usage errors naming the flag, and conflicting flags', async () => {

@@ -160,7 +160,8 @@ const joinBody = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => JSON.stringify({ email: 'big@example.com', name: 'x'.repeat(n) })) },
 );
 
-describe('generated input over HTTP', () => {
+// 14,000 requests: minutes, not seconds, when the whole suite shares two cores with it.
+describe('generated input over HTTP', { timeout: 240_000 }, () => {
   it(`join bodies, keys, slugs and content types (${RUNS.join} cases)`, async () => {
     const arb = fc.record({
       project: fc.constantFrom('plain', 'plain', 'guarded', 'guarded', 'unknown'),

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 import {
   cleanup,
   Client,
@@ -27,7 +28,7 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const DEFAULTS = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
+const DEFAULTS = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
@@ -44,7 +45,7 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults,
+      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',

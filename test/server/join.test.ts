@@ -55,7 +55,7 @@ describe('join: success', () => {
     const got = ok(await owner.get(`/api/project/${A.projectId}/waitlist/${id}`));
     expect(got).toMatchObject({ email: e, name: 'Ada', source: 'twitter', metadata: meta, ip: '127.0.0.1', userAgent: 'TestAgent/1.0', country: null });
     expect(Object.keys(got).sort()).toEqual(
-      ['country', 'createdAt', 'email', 'entryId', 'ip', 'metadata', 'name', 'source', 'updatedAt', 'userAgent', 'status', 'position',
+      ['country', 'createdAt', 'email', 'entryId', 'ip', 'metadata', 'name', 'source', 'updatedAt', 'userAgent', 'status', 'position', 'fields',
         'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'].sort(),
     );
   });
@@ -154,7 +154,8 @@ describe('join: order of checks', () => {
     { name: 'oversized body → 413', slug: () => A.slug, key: () => A.key, body: () => ({ email: email(), name: BIG }), status: 413, code: 'payload_too_large' },
     { name: 'oversized body beats wrong content type', slug: () => A.slug, key: () => A.key, body: () => BIG, headers: { 'content-type': 'text/plain' }, status: 413, code: 'payload_too_large' },
     { name: 'text/plain → 415', slug: () => A.slug, key: () => A.key, body: () => JSON.stringify({ email: email() }), headers: { 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
-    { name: 'form content type → 415', slug: () => A.slug, key: () => A.key, body: () => 'email=a%40b.co', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, code: 'unsupported_media_type' },
+    // application/x-www-form-urlencoded is a plain form post now (LIFECYCLE.md; test/server/surface-forms.test.ts); multipart is not.
+    { name: 'multipart form → 415', slug: () => A.slug, key: () => A.key, body: () => '--x\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' }, status: 415, code: 'unsupported_media_type' },
     { name: 'wrong content type beats bad JSON', slug: () => A.slug, key: () => A.key, body: () => '{bad', headers: { 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
     { name: 'bad JSON → 400 invalid_json', slug: () => A.slug, key: () => A.key, body: () => '{"email": ', status: 400, code: 'invalid_json' },
     { name: 'empty body → 400 invalid_json', slug: () => A.slug, key: () => A.key, body: () => '', status: 400, code: 'invalid_json' },

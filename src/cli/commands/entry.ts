@@ -94,4 +94,23 @@ export function registerEntry(program: Command, ctx: CliContext) {
       'waitlist entry export --project my-app --format json > subscribers.json',
     ],
   ).action(async (opts) => (await run()).exportEntries(ctx, opts));
+
+  examples(
+    withJson(
+      withProject(
+        entry
+          .command('import')
+          .description('Import subscribers from a CSV or NDJSON file (streamed: any size); duplicates skipped, bad rows listed by line')
+          .requiredOption('-f, --file <file>', 'the file to import')
+          .addOption(new Option('--format <format>', 'csv or ndjson (default: from the extension, else csv)').choices(['csv', 'ndjson']))
+          .option('--dry-run', 'check everything and report, write nothing')
+          .addOption(new Option('--date-format <order>', 'how slash dates read: auto (settled by the file), dmy or mdy').choices(['auto', 'dmy', 'mdy'])),
+      ),
+    ),
+    [
+      'waitlist entry import --project my-app --file subscribers.csv --dry-run',
+      'waitlist entry import --project my-app --file export.csv --date-format dmy',
+      'waitlist entry import --project my-app --file entries.ndjson --json',
+    ],
+  ).action(async (opts) => (await import('./import-run.js')).importEntries(opts));
 }

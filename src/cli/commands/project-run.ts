@@ -1,6 +1,7 @@
 // Bodies of the project commands, loaded only when one runs.
 import { createProjectBody, projectSettingsBody, updateProjectBody } from '../../contract/schemas.js';
 import { CliError, EXIT } from '../errors.js';
+import { surfaceChange, type SurfaceOpts } from './settings-surface.js';
 import { projectColumns } from '../columns.js';
 import { allPages, type CliContext, confirmDelete, interactive, output, sessionClient, validate, type JsonOpt } from '../context.js';
 
@@ -44,7 +45,7 @@ export async function deleteProject(ctx: CliContext, ref: string, opts: JsonOpt 
   if (out.mode === 'json') out.json(p);
 }
 
-export interface SettingsOpts extends JsonOpt {
+export interface SettingsOpts extends JsonOpt, SurfaceOpts {
   allowedOrigins?: string;
   anyOrigin?: boolean;
   blockDisposable?: boolean;
@@ -81,6 +82,8 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
   if (opts.inviteTtlDays !== undefined) change.inviteTtlDays = opts.inviteTtlDays;
   if (opts.inviteUrl !== undefined) change.inviteUrl = opts.inviteUrl === false ? null : opts.inviteUrl;
   if (opts.pendingPurgeDays !== undefined) change.pendingPurgeDays = opts.pendingPurgeDays;
+  const surface = surfaceChange(opts);
+  Object.assign(change, surface.change);
   const client = await sessionClient(ctx);
   const out = output(ctx, opts);
   if (Object.keys(change).length === 0) return out.item(await client.getSettings(ref));
@@ -98,6 +101,7 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     inviteTtlDays: '--invite-ttl-days',
     inviteUrl: '--invite-url',
     pendingPurgeDays: '--pending-purge-days',
+    ...surface.flags,
   });
   const settings = await client.updateSettings(ref, body);
   out.success(`Updated the settings of project ${ref}`);

@@ -1,6 +1,7 @@
 // `waitlist project list | get | create | update | delete`.
 import type { Command } from 'commander';
 import { examples, intValue, nonEmpty, withJson, withYes } from '../options.js';
+import { surfaceFlags } from './settings-surface.js';
 import type { CliContext } from '../io.js';
 
 const run = () => import('./project-run.js');
@@ -57,7 +58,7 @@ export function registerProject(program: Command, ctx: CliContext) {
 
   examples(
     withJson(
-      project
+      surfaceFlags(project
         .command('settings')
         .argument('<id-or-slug>', 'projectId or slug')
         .description('Show or change the join protections of a project (no flags: show them)')
@@ -81,7 +82,7 @@ export function registerProject(program: Command, ctx: CliContext) {
         .option('--invite-ttl-days <n>', 'days an invite code stays valid (1–365; default 14)', intValue(1, 365))
         .option('--invite-url <template>', 'link in invite emails, with {code}, e.g. https://app.example.com/signup?invite={code}')
         .option('--no-invite-url', 'invite emails carry the code only (the default)')
-        .option('--pending-purge-days <n>', 'erase unconfirmed (pending) entries after this many days (1–365; default 7)', intValue(1, 365)),
+        .option('--pending-purge-days <n>', 'erase unconfirmed (pending) entries after this many days (1–365; default 7)', intValue(1, 365))),
     ),
     [
       'waitlist project settings my-app',
@@ -91,6 +92,7 @@ export function registerProject(program: Command, ctx: CliContext) {
       'waitlist project settings my-app --welcome-email --notify-emails founder@example.com --notify hourly',
       'waitlist project settings my-app --referral-boost 5 --public-leaderboard',
       "waitlist project settings my-app --invite-ttl-days 30 --invite-url 'https://app.example.com/signup?invite={code}'",
+      'waitlist project settings my-app --page-title "Join the beta" --captcha pow --fields @fields.json',
     ],
   ).action(async (ref: string, opts) => (await run()).projectSettings(ctx, ref, opts));
 }

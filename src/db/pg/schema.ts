@@ -84,6 +84,8 @@ export const entries = pgTable(
     ip: text('ip'),
     country: text('country'),
     userAgent: text('user_agent'),
+    // Answers to the project's custom fields (settings `fields`), a JSON object; `{}` when none.
+    fields: text('fields').notNull().default('{}'),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
     deletedAt: ms('deleted_at'),
@@ -153,3 +155,18 @@ export const positionBuckets = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
 );
 export * from './schema-events.js';
+// Sign-up surface (migrations/pg/0006_surface.sql): server-wide secrets (the captcha HMAC key, so every
+// instance agrees) and used captcha solutions (one use each, kept until the challenge expires).
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: ms('created_at').notNull(),
+});
+export const captchaSolutions = pgTable(
+  'captcha_solutions',
+  {
+    signature: text('signature').primaryKey(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [index('captcha_solutions_expires_idx').on(t.expiresAt)],
+);

@@ -28,6 +28,7 @@ import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
+import { PgSurface } from './surface.js';
 import { guardUnavailable } from '../guard.js';
 import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
 import { pgUnavailable } from './unavailable.js';
@@ -75,7 +76,12 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
     keepAlive: true,
     application_name: 'waitlist',
   });
-  pool.on('error', (err) => console.error('PostgreSQL pool error:', pgUnavailable(err)?.message ?? err.message));
+  const logPoolError = (err: Error) => console.error('PostgreSQL pool error:', pgUnavailable(err)?.message ?? err.message);
+  pool.on('error', logPoolError);
+  // The pool listens for errors only on idle clients: one checked out for a transaction (a join batch, an
+  // invite batch) that loses its server between two queries would emit an unhandled 'error' and end the
+  // process. Every client gets a listener of its own; the query in flight still fails and answers 503.
+  pool.on('connect', (client) => client.on('error', logPoolError));
   return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable);
 }
 
@@ -86,6 +92,7 @@ class PgStore implements Store {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly surface: PgSurface;
   readonly lifecycle: PgLifecycle;
   readonly events: PgEventStore;
   private outboxListeners: (() => void)[] = [];
@@ -104,6 +111,21 @@ class PgStore implements Store {
         .catch(() => undefined);
     }, 300_000);
     this.sweeper.unref();
+    this.surface = new PgSurface(db);
+  }
+
+  // ---- sign-up surface ----
+  serverSecret(name: string, make: () => string) {
+    return this.surface.serverSecret(name, make);
+  }
+  useCaptchaSolution(signature: string, expiresAt: number, now: number) {
+    return this.surface.useCaptchaSolution(signature, expiresAt, now);
+  }
+  liveEmailNorms(projectId: string, norms: string[]) {
+    return this.surface.liveEmailNorms(projectId, norms);
+  }
+  importEntries(rows: EntryRow[]) {
+    return this.surface.importEntries(rows);
   }
 
   rateLimiter(opts: LimiterOptions) {

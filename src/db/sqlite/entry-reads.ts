@@ -15,7 +15,7 @@ import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store
 export const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent,
   e.created_at, e.updated_at, e.deleted_at, e.status, e.ordinal, e.k, e.referral_code, e.referred_by, e.referrals,
   e.status_token_hash, e.confirm_token_hash, e.confirm_sent_at, e.confirm_resent_at, e.confirmed_at, e.invited_at,
-  e.accepted_at, e.invite_code_hash, e.invite_expires_at`;
+  e.accepted_at, e.invite_code_hash, e.invite_expires_at, e.fields`;
 export type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
   string | null, number, number, number | null, ...unknown[]];
 export const toRow = (r: RawRow): EntryRow => ({
@@ -47,6 +47,7 @@ export const toRow = (r: RawRow): EntryRow => ({
   acceptedAt: r[25] as number | null,
   inviteCodeHash: r[26] as string | null,
   inviteExpiresAt: r[27] as number | null,
+  fields: r[28] as string,
 });
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 

@@ -17,10 +17,10 @@ export function applyPragmas(db: Database.Database): void {
 
 export const INSERT_ENTRY_SQL = `INSERT INTO entries (id, project_id, email, email_norm, name, source, metadata, ip,
     country, user_agent, created_at, updated_at, deleted_at, status, ordinal, k, referral_code, referred_by, referrals,
-    status_token_hash, confirm_token_hash, confirm_sent_at, confirmed_at)
+    status_token_hash, confirm_token_hash, confirm_sent_at, confirmed_at, fields)
   VALUES (@id, @projectId, @email, @emailNorm, @name, @source, @metadata, @ip, @country, @userAgent, @createdAt,
     @updatedAt, NULL, @status, @ordinal, @k, @referralCode, @referredBy, 0, @statusTokenHash, @confirmTokenHash,
-    @confirmSentAt, @confirmedAt)
+    @confirmSentAt, @confirmedAt, @fields)
   ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`;
 
 export const TOUCH_KEY_SQL = 'UPDATE api_keys SET last_used_at = ? WHERE id = ?';

@@ -85,6 +85,8 @@ export const entries = sqliteTable(
     ip: text('ip'),
     country: text('country'),
     userAgent: text('user_agent'),
+    // Answers to the project's custom fields (settings `fields`), a JSON object; `{}` when none.
+    fields: text('fields').notNull().default('{}'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     deletedAt: integer('deleted_at'),
@@ -151,3 +153,18 @@ export const positionBuckets = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
 );
 export * from './schema-events.js';
+// Sign-up surface (migrations/sqlite/0007_surface.sql): server-wide secrets (the captcha HMAC key, so
+// every instance agrees) and used captcha solutions (one use each, kept until the challenge expires).
+export const serverSecrets = sqliteTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+export const captchaSolutions = sqliteTable(
+  'captcha_solutions',
+  {
+    signature: text('signature').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('captcha_solutions_expires_idx').on(t.expiresAt)],
+);

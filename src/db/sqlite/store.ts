@@ -31,6 +31,7 @@ import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, nextDelay, translate, withRetry } from './busy.js';
 import * as s from './schema.js';
+import { SqliteSurface, withFields } from './surface.js';
 import { sqliteUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
@@ -83,6 +84,7 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  private readonly surface: SqliteSurface;
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
   private outboxListeners: (() => void)[] = [];
@@ -94,6 +96,7 @@ class SqliteStore implements Store {
     private readonly file: string,
   ) {
     this.reads = new EntryReads(sqlite);
+    this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
@@ -108,13 +111,14 @@ class SqliteStore implements Store {
          honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
     this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
+      this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId, outbox }) => {
         used.set(keyId, row.createdAt);
         // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
         row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
         row.k = row.ordinal;
-        if (this.insertEntryStmt.run(row).changes !== 1) return 'duplicate';
+        if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
         if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
         if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
         return 'inserted';
@@ -428,6 +432,31 @@ class SqliteStore implements Store {
     return { rows: rows as T[], total };
   }
 
+  // ---- sign-up surface ----
+  async serverSecret(name: string, make: () => string) {
+    return this.surface.serverSecret(name, make);
+  }
+  async useCaptchaSolution(signature: string, expiresAt: number, now: number) {
+    return this.surface.useCaptchaSolution(signature, expiresAt, now);
+  }
+  async liveEmailNorms(projectId: string, norms: string[]) {
+    return this.surface.liveEmailNorms(projectId, norms);
+  }
+  async importEntries(rows: EntryRow[]) {
+    if (!rows.length) return 0;
+    // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+    return this.sqlite
+      .transaction(() => {
+        let next = this.lifecycle.reserveOrdinalsSync(rows[0]!.projectId, rows.length);
+        for (const r of rows) {
+          r.ordinal = next++;
+          r.k = r.ordinal;
+        }
+        return this.surface.importEntries(rows);
+      })
+      .immediate();
+  }
+
   // One SQLite file means one server process: counters in memory are shared by every request.
   rateLimiter(opts: LimiterOptions) {
     return new RateLimiterMemory(opts);
@@ -449,6 +478,7 @@ class SqliteStore implements Store {
 
   async close() {
     if (this.queue.length) this.flush();
+    this.surface.flushSolutions();
     this.sqlite.close();
   }
 }

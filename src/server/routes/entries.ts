@@ -10,6 +10,7 @@ import { entryListQuery, exportQuery, updateEntryBody } from '../../contract/sch
 import * as entries from '../../core/entries.js';
 import { entryWithPosition, queuePage, withChunkPositions, withPositions } from '../../core/lifecycle.js';
 import { getProject } from '../../core/projects.js';
+import { featureSettings } from '../../core/settings.js';
 import { toEntry, withDeletedAt } from '../../core/serialize.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
@@ -35,7 +36,8 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, exportQuery);
-    await streamExport(res, p.slug, q.format, withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)));
+    const fieldKeys = featureSettings(p).fields.map((f) => f.key);
+    await streamExport(res, p.slug, q.format, withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)), fieldKeys);
   });
 
   app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {

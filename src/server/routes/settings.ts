@@ -19,7 +19,8 @@ export function settingsRoutes(app: Polka<Req>, deps: Deps) {
   app.put('/api/project/:projectId/settings', async (req, res) => {
     const user = userOf(req);
     await getProject(store, user.id, req.params.projectId!); // 404 before 400 for others' ids
-    const body = await readJson(req, projectSettingsBody);
+    // Larger than other bodies: custom field definitions (20 fields of up to 100 options) take room.
+    const body = await readJson(req, projectSettingsBody, [], 256 * 1024);
     checkEmailSettings(body, mailer !== null);
     const before = await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
     const updated = await updateSettings(store, user.id, req.params.projectId!, body);

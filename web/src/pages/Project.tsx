@@ -5,6 +5,7 @@ import { ErrorMsg } from '../ui.js';
 import { EntriesTab } from './Entries.js';
 import { InstallTab } from './Install.js';
 import { KeysTab } from './Keys.js';
+import { SignupTab } from './Signup.js';
 import { QueueTab } from './Queue.js';
 import { StatsTab } from './Stats.js';
 import { EmailsTab } from './Emails.js';
@@ -15,6 +16,7 @@ const TABS = [
   ['queue', 'Queue'],
   ['keys', 'API keys'],
   ['install', 'Install'],
+  ['signup', 'Sign-up page'],
   ['stats', 'Stats'],
   ['webhooks', 'Webhooks'],
   ['emails', 'Email'],
@@ -65,6 +67,7 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
       {current === 'queue' ? <QueueTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}
+      {current === 'signup' ? <SignupTab project={project} /> : null}
       {current === 'stats' ? <StatsTab project={project} /> : null}
       {current === 'webhooks' ? <WebhooksTab project={project} /> : null}
       {current === 'emails' ? <EmailsTab project={project} /> : null}

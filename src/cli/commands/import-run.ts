@@ -1,0 +1,93 @@
+// `waitlist entry import`: streams a CSV or NDJSON file to the server's import route as it is read
+// (any size, nothing held in memory), with a progress bar on stderr when it is a terminal, then prints
+// the result: counts, and the bad rows with their line numbers.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { ApiError, type ImportResult } from '../../client/index.js';
+import { output, sessionClient, type JsonOpt } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { humanBytes, type Output } from '../output.js';
+
+export interface ImportOpts extends JsonOpt {
+  project: string;
+  file: string;
+  format?: 'csv' | 'ndjson';
+  dryRun?: boolean;
+  dateFormat?: 'auto' | 'dmy' | 'mdy';
+}
+
+/** The format from --format, else the file's extension (.ndjson/.jsonl → ndjson), else csv. */
+export const formatOf = (opts: Pick<ImportOpts, 'format' | 'file'>) =>
+  opts.format ?? (['.ndjson', '.jsonl'].includes(extname(opts.file).toLowerCase()) ? 'ndjson' : 'csv');
+
+function progress(out: Output, total: number) {
+  let sent = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      sent += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const draw = () => {
+    const frac = total ? Math.min(1, sent / total) : 0;
+    const width = 24;
+    const filled = Math.round(frac * width);
+    out.err.write(
+      `\r\x1b[K${out.errColor.cyan('█'.repeat(filled))}${'░'.repeat(width - filled)} ${(frac * 100).toFixed(0).padStart(3)}%  ${humanBytes(sent)} of ${humanBytes(total)}${frac === 1 ? ', the server is finishing…' : ''}`,
+    );
+  };
+  const timer = setInterval(draw, 100);
+  draw();
+  return {
+    counter,
+    stop() {
+      clearInterval(timer);
+      out.err.write('\r\x1b[K');
+    },
+  };
+}
+
+export async function importEntries(opts: ImportOpts) {
+  const out = output(opts);
+  const size = await stat(opts.file).then(
+    (s) => s.size,
+    () => {
+      throw new CliError(`cannot read ${opts.file}`, EXIT.usage);
+    },
+  );
+  const client = await sessionClient();
+  const file = createReadStream(opts.file);
+  const bar = out.stderrTty ? progress(out, size) : undefined;
+  const body = bar ? file.pipe(bar.counter) : file;
+  let result: ImportResult;
+  try {
+    result = await client.importEntries(opts.project, Readable.toWeb(body) as ReadableStream<Uint8Array>, {
+      format: formatOf(opts),
+      dryRun: opts.dryRun,
+      dateFormat: opts.dateFormat,
+    });
+  } catch (err) {
+    // The server gives a whole request --request-timeout seconds (default 30) to arrive.
+    if (err instanceof ApiError && (err.status === 408 || err.code === 'network')) {
+      throw new CliError(
+        `${err.message}: the upload stopped before the server read the whole file. A large file needs a server started with a longer --request-timeout (e.g. 600), or split it`,
+        EXIT.error,
+      );
+    }
+    throw err;
+  } finally {
+    bar?.stop();
+  }
+  if (out.mode === 'json') return out.json(result);
+  const verb = result.dryRun ? 'Dry run (nothing written): would import' : 'Imported';
+  out.success(
+    `${verb} ${result.imported.toLocaleString('en')} entries; ${result.duplicates.toLocaleString('en')} duplicates skipped; ${result.invalidCount.toLocaleString('en')} bad rows`,
+  );
+  if (result.dateFormat) out.info(`Slash dates read as ${result.dateFormat === 'dmy' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'}`);
+  for (const i of result.invalid) out.info(`  line ${i.line}: ${i.message}`);
+  if (result.invalidCount > result.invalid.length)
+    out.info(`  … and ${(result.invalidCount - result.invalid.length).toLocaleString('en')} more`);
+  if (out.mode === 'tsv') for (const i of result.invalid) out.out.write(`${i.line}\t${i.message.replace(/[\t\n\r]/g, ' ')}\n`);
+}

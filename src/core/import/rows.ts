@@ -1,0 +1,150 @@
+// One imported record → an entry row, or the reason it cannot be one.
+import { isIP } from 'node:net';
+import { joinBody, LIMITS, metadataSchema } from '../../contract/schemas.js';
+import type { FieldDefinition } from '../../contract/settings-surface.js';
+import type { EntryRow } from '../../db/store.js';
+import { checkFields } from '../fields.js';
+import { newId } from '../ids.js';
+import { newReferralCode } from '../lifecycle.js';
+import { normEmail } from '../users.js';
+import type { Target } from './columns.js';
+import { parseDate, type SlashOrder } from './dates.js';
+
+export const IMPORT_SOURCE = 'import';
+export const STATUSES = ['pending', 'waiting', 'invited', 'accepted'] as const;
+
+/** A record's values by meaning (strings from CSV; any JSON value from NDJSON). */
+export interface Picked {
+  email?: unknown;
+  name?: unknown;
+  first?: unknown;
+  last?: unknown;
+  source?: unknown;
+  metadata?: unknown;
+  fields?: Record<string, unknown>;
+  createdAt?: unknown;
+  status?: unknown;
+  ip?: unknown;
+  country?: unknown;
+  userAgent?: unknown;
+  removed?: unknown;
+  extra?: Record<string, unknown>;
+}
+
+// This server's CSV export puts a ' before free text that a spreadsheet would run as a formula.
+const unescapeCell = (s: string) => (s.length > 1 && s[0] === "'" && /^[=+\-@\t\r]/.test(s.slice(1)) ? s.slice(1) : s);
+const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+
+/** Gathers a record's values by the targets of its columns. */
+export function pick(targets: readonly Target[], values: readonly unknown[]): Picked {
+  const p: Picked = {};
+  targets.forEach((t, i) => {
+    let v = values[i];
+    if (!present(v)) return;
+    if (typeof v === 'string') v = unescapeCell(v);
+    if (t.kind === 'field') {
+      p.fields ??= {};
+      p.fields[t.key] = v;
+    } else if (t.kind === 'extra') {
+      p.extra ??= {};
+      p.extra[t.name] = v;
+    } else if (t.kind === 'fields') {
+      const obj = typeof v === 'string' ? tryJson(v) : v;
+      if (obj && typeof obj === 'object' && !Array.isArray(obj)) p.fields = { ...(obj as Record<string, unknown>), ...p.fields };
+      else {
+        p.extra ??= {};
+        p.extra.fields = v;
+      }
+    } else if (t.kind !== 'ignore') p[t.kind] = v;
+  });
+  return p;
+}
+
+function tryJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+
+export type RowResult = { row: EntryRow } | { error: string };
+
+/** Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date order. */
+export function toRow(projectId: string, p: Picked, defs: readonly FieldDefinition[], order: SlashOrder | null, now: number): RowResult {
+  if (present(p.removed)) return { error: `Removed on the previous tool (${text(p.removed)}): not imported` };
+  if (!present(p.email)) return { error: 'No email' };
+  const email = joinBody.shape.email.safeParse(text(p.email) ?? '');
+  if (!email.success) return { error: `Invalid email "${String(text(p.email)).slice(0, 80)}"` };
+  const name = text(p.name) ?? ([text(p.first), text(p.last)].filter(Boolean).join(' ') || null);
+  if (name && name.length > LIMITS.entryNameChars) return { error: `Name is longer than ${LIMITS.entryNameChars} characters` };
+  const source = text(p.source) ?? IMPORT_SOURCE;
+  if (source.length > LIMITS.sourceChars) return { error: `Source is longer than ${LIMITS.sourceChars} characters` };
+  let createdAt = now;
+  if (present(p.createdAt)) {
+    const d = typeof p.createdAt === 'number' ? { ms: p.createdAt } : parseDate(String(text(p.createdAt)), order);
+    if ('error' in d) return { error: `createdAt: ${d.error}` };
+    createdAt = d.ms;
+  }
+  let status: (typeof STATUSES)[number] = 'waiting';
+  if (present(p.status)) {
+    const s = String(text(p.status)).toLowerCase();
+    if (!(STATUSES as readonly string[]).includes(s)) return { error: `status must be one of ${STATUSES.join(', ')}` };
+    status = s as (typeof STATUSES)[number];
+  }
+  let metadata: Record<string, unknown> = {};
+  if (present(p.metadata)) {
+    const m = typeof p.metadata === 'string' ? tryJson(p.metadata) : p.metadata;
+    if (!m || typeof m !== 'object' || Array.isArray(m)) return { error: 'metadata must be a JSON object' };
+    metadata = { ...(m as Record<string, unknown>) };
+  }
+  if (p.extra) for (const [k, v] of Object.entries(p.extra)) if (!Object.hasOwn(metadata, k)) metadata[k] = v;
+  const meta = metadataSchema.safeParse(metadata);
+  if (!meta.success) return { error: meta.error.issues[0]?.message ?? 'Invalid metadata' };
+  // Answers are checked for type and options, not for `required`: imported people never saw the form.
+  const { values, issues } = checkFields(
+    defs.map((d) => ({ ...d, required: false })),
+    p.fields,
+  );
+  if (issues.length) return { error: issues.map((i) => `${i.path}: ${i.message}`).join('; ') };
+  const ip = text(p.ip);
+  const country = text(p.country);
+  const ua = text(p.userAgent);
+  return {
+    row: {
+      id: newId('ent'),
+      projectId,
+      email: email.data,
+      emailNorm: normEmail(email.data),
+      name: name || null,
+      source,
+      metadata: JSON.stringify(metadata),
+      ip: ip && isIP(ip) ? ip : null,
+      country: country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
+      userAgent: ua ? ua.slice(0, 512) : null,
+      createdAt,
+      updatedAt: now,
+      deletedAt: null,
+      fields: JSON.stringify(values),
+      // Lifecycle: a queue place is given by the store (ordinals in createdAt order); no status token
+      // (imported people never got one), a fresh referral code.
+      status,
+      ordinal: 0,
+      k: 0,
+      referralCode: newReferralCode(),
+      referredBy: null,
+      referrals: 0,
+      statusTokenHash: null,
+      confirmTokenHash: null,
+      confirmSentAt: null,
+      confirmResentAt: null,
+      confirmedAt: status === 'pending' ? null : createdAt,
+      invitedAt: status === 'invited' || status === 'accepted' ? createdAt : null,
+      acceptedAt: status === 'accepted' ? createdAt : null,
+      inviteCodeHash: null,
+      inviteExpiresAt: null,
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// PostgreSQL side of the sign-up surface's storage: server secrets, the captcha replay table and bulk
+// import. Several instances share these tables; unique keys settle every race.
+import { lt, sql } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { EntryRow } from '../store.js';
+import { reserveOrdinalsIn } from './lifecycle.js';
+import * as s from './schema.js';
+
+// 14 columns a row: 1000 rows stay far below PostgreSQL's 65,535 bind parameters.
+const IMPORT_CHUNK = 1000;
+
+export class PgSurface {
+  constructor(private readonly db: NodePgDatabase<typeof s>) {}
+
+  async serverSecret(name: string, make: () => string): Promise<string> {
+    await this.db.insert(s.serverSecrets).values({ name, value: make(), createdAt: Date.now() }).onConflictDoNothing();
+    const rows = await this.db.select({ value: s.serverSecrets.value }).from(s.serverSecrets).where(sql`${s.serverSecrets.name} = ${name}`);
+    return rows[0]!.value;
+  }
+
+  private lastPurge = 0;
+
+  async useCaptchaSolution(signature: string, expiresAt: number, now: number): Promise<boolean> {
+    // Expired solutions are purged at most once a minute per instance, not on every join.
+    if (now - this.lastPurge > 60_000) {
+      this.lastPurge = now;
+      await this.db.delete(s.captchaSolutions).where(lt(s.captchaSolutions.expiresAt, now));
+    }
+    const r = await this.db
+      .insert(s.captchaSolutions)
+      .values({ signature, expiresAt })
+      .onConflictDoNothing()
+      .returning({ signature: s.captchaSolutions.signature });
+    return r.length === 1;
+  }
+
+  async liveEmailNorms(projectId: string, norms: string[]): Promise<string[]> {
+    if (!norms.length) return [];
+    const rows = await this.db
+      .select({ e: s.entries.emailNorm })
+      .from(s.entries)
+      .where(
+        sql`${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
+      );
+    return rows.map((r) => r.e);
+  }
+
+  async importEntries(rows: EntryRow[]): Promise<number> {
+    if (!rows.length) return 0;
+    return this.db.transaction(async (tx) => {
+      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+      let next = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
+      for (const r of rows) {
+        r.ordinal = next++;
+        r.k = r.ordinal;
+      }
+      let n = 0;
+      for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+        const r = await tx
+          .insert(s.entries)
+          .values(rows.slice(i, i + IMPORT_CHUNK))
+          .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
+          .returning({ id: s.entries.id });
+        n += r.length;
+      }
+      return n;
+    });
+  }
+}

@@ -1,0 +1,65 @@
+// Bulk import into one of the user's projects (session). The body is the file itself, streamed: any
+// size, flat memory (see src/core/import/).
+//   POST /api/project/:projectId/import?format=csv|ndjson[&dryRun=true][&dateFormat=auto|dmy|mdy]   importEntries
+import type { Polka } from 'polka';
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import { IMPORT_FORMATS, importStream } from '../../core/import/run.js';
+import { getProject } from '../../core/projects.js';
+import { userOf, type Deps, type Req } from '../context.js';
+import { parseQuery, send } from '../http.js';
+
+const single = <T extends string>(name: string, values: readonly T[], fallback: T | undefined) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return fallback;
+      if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as T;
+      ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')}` });
+      return z.NEVER;
+    });
+
+export const importQuery = z.object({
+  format: single('format', IMPORT_FORMATS, undefined),
+  dryRun: single('dryRun', ['true', 'false', '1', '0'] as const, 'false').transform((v) => v === 'true' || v === '1'),
+  dateFormat: single('dateFormat', ['auto', 'dmy', 'mdy'] as const, 'auto'),
+});
+
+/** Content types an import upload may carry (the body is the file as it is). */
+export const IMPORT_TYPES = [
+  'text/csv',
+  'application/csv',
+  'text/plain',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/json',
+  'application/octet-stream',
+];
+
+const mimeOf = (req: Req) =>
+  String(req.headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
+
+export function importRoutes(app: Polka<Req>, { store }: Deps) {
+  app.post('/api/project/:projectId/import', async (req, res) => {
+    const project = await getProject(store, userOf(req).id, req.params.projectId!);
+    const q = parseQuery(req, importQuery);
+    const mime = mimeOf(req);
+    if (mime && !IMPORT_TYPES.includes(mime)) {
+      throw new AppError(
+        'unsupported_media_type',
+        `Send the file itself as the body (Content-Type: text/csv or application/x-ndjson), not ${mime}`,
+        undefined,
+        { Connection: 'close' },
+      );
+    }
+    const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
+    const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' });
+    const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} entries`;
+    send(res, 200, what, result);
+  });
+}

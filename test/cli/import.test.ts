@@ -1,0 +1,56 @@
+// `waitlist entry import`: a hosted-tool CSV and an NDJSON file through the CLI, dry run first, then
+// for real; bad rows by line on stderr; a missing file is a usage error.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, ROOT, startServer, type TestServer } from '../helpers/server.js';
+import { cli, cliJson, cliSignup, freshHome } from './cli.js';
+
+let srv: TestServer;
+let home: string;
+const as = () => ({ home });
+const GW = join(ROOT, 'test/fixtures/import/getwaitlist-style.csv');
+
+beforeAll(async () => {
+  srv = await startServer();
+  home = freshHome();
+  await cliSignup(srv.url, home);
+  await cliJson(['project', 'create', '--name', 'Imports', '--slug', 'imports'], as());
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup(srv);
+});
+
+describe('entry import', () => {
+  it('--dry-run reports and writes nothing; then the real import keeps the good rows', async () => {
+    const dry = await cliJson(['entry', 'import', '--project', 'imports', '--file', GW, '--dry-run'], as());
+    expect(dry).toMatchObject({ dryRun: true, imported: 37, duplicates: 1, invalidCount: 2 });
+    expect(await cliJson(['entry', 'list', '--project', 'imports'], as())).toHaveLength(0);
+    const r = await cli(['entry', 'import', '--project', 'imports', '--file', GW], as());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Imported 37 entries; 1 duplicates skipped; 2 bad rows');
+    expect(r.stderr).toContain('line 11: Invalid email "not-an-email"');
+    expect(r.stdout).toContain('11\tInvalid email "not-an-email"\n'); // TSV of the bad rows when piped
+    const list = await cliJson(['entry', 'list', '--project', 'imports', '--all'], as());
+    expect(list).toHaveLength(37);
+  });
+
+  it('NDJSON by extension; a missing file is a usage error (exit 2)', async () => {
+    const file = join(home, 'people.jsonl');
+    writeFileSync(file, `${JSON.stringify({ email: 'jsonl@example.com', name: 'J' })}\n`);
+    expect(await cliJson(['entry', 'import', '--project', 'imports', '--file', file], as())).toMatchObject({ imported: 1 });
+    const missing = await cli(['entry', 'import', '--project', 'imports', '--file', join(home, 'nope.csv')], as());
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toContain('cannot read');
+  });
+
+  it('a file without an email column is refused with the reason', async () => {
+    const file = join(home, 'bad.csv');
+    writeFileSync(file, 'name\nAda\n');
+    const r = await cli(['entry', 'import', '--project', 'imports', '--file', file], as());
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/email/i);
+  });
+});

@@ -1,0 +1,212 @@
+// POST /api/project/:projectId/import: hosted-tool exports (fixtures), this server's own CSV export,
+// NDJSON, dry runs, duplicates, bad rows with line numbers, date formats, a 10 MB line, a file without
+// an email column. Over HTTP against the real server.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fails, issuePaths, ok } from '../helpers/api.js';
+import { cleanup, type Client, postJoin, projectWithKey, ROOT, signedUp, startServer, type TestServer } from '../helpers/server.js';
+
+let srv: TestServer;
+let owner: Client;
+type PK = Awaited<ReturnType<typeof projectWithKey>>;
+
+const FIX = join(ROOT, 'test/fixtures/import');
+const fixture = (name: string) => readFileSync(join(FIX, name));
+
+beforeAll(async () => {
+  srv = await startServer({ args: ['--open-signup'] });
+  owner = await signedUp(srv.url);
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup(srv);
+});
+
+async function upload(p: PK, body: string | Buffer, query = 'format=csv', type = 'text/csv') {
+  const r = await fetch(`${srv.url}/api/project/${p.projectId}/import?${query}`, {
+    method: 'POST',
+    headers: { cookie: owner.cookie, 'content-type': type },
+    body,
+  });
+  const text = await r.text();
+  return { status: r.status, body: JSON.parse(text), text, headers: r.headers };
+}
+const all = async (p: PK) => ok(await owner.get(`/api/project/${p.projectId}/waitlist?limit=100`)).items as any[];
+const byEmail = async (p: PK, email: string) => (await all(p)).find((e) => e.email === email);
+
+describe('hosted-tool exports import without editing', () => {
+  it('getwaitlist-style: BOM, first/last names, microsecond UTC dates, a duplicate, a bad email, a removed row, quotes', async () => {
+    const p = await projectWithKey(owner, 'Import GW');
+    const r = ok(await upload(p, fixture('getwaitlist-style.csv')));
+    expect(r.invalid).toEqual([
+      { line: 11, message: 'Invalid email "not-an-email"' },
+      { line: 14, message: expect.stringMatching(/^Removed on the previous tool/) },
+    ]);
+    expect(r.duplicates).toBe(1); // line 7 repeats line 6 in capitals
+    expect(r.imported).toBe(40 - 1 - 2); // 40 rows after the header
+    expect(r.invalidCount).toBe(2);
+    const zoe = await byEmail(p, 'zoe.torvalds0@example.com');
+    expect(zoe).toMatchObject({ name: 'Zoë Torvalds', source: 'import', createdAt: '2025-03-01T12:41:03.075Z' });
+    expect(zoe.metadata).toMatchObject({ uuid: 'f2bf0de8-f2bf-40d1-ac2b-ea62f46b23d5', referral_token: '47D7E48325', verified: 'True' });
+    expect((await byEmail(p, 'priya.dubois15@example.com')).name).toBe('Jean, "JJ" Dubois');
+    expect(await byEmail(p, 'priya.dubois12@example.com')).toBeUndefined();
+  });
+
+  it('semicolon export: `;`, titles in words, DD/MM/YYYY settled by the file and reported, a quoted newline, no email on line 9', async () => {
+    const p = await projectWithKey(owner, 'Import Semi');
+    ok(
+      await owner.put(`/api/project/${p.projectId}/settings`, {
+        fields: [{ key: 'size', label: 'Company size', type: 'select', options: ['1', '2-10', '11-50', '51+'] }],
+      }),
+    );
+    const r = ok(await upload(p, fixture('semicolon-export.csv')));
+    expect(r.dateFormat).toBe('dmy');
+    expect(r.invalid).toEqual([{ line: 9, message: 'No email' }]);
+    expect(r.imported).toBe(29);
+    const olu = await byEmail(p, 'okafor.0@example.org');
+    expect(olu).toMatchObject({ name: 'Olu Okafor', source: 'producthunt', createdAt: '2025-03-15T08:02:00.000Z', fields: { size: '1' } });
+    expect(olu.metadata).toMatchObject({ Position: '1', 'Email Verified': 'yes' });
+    expect((await byEmail(p, 'kierkegaard.20@example.org')).name).toBe('Line one\nline two Kierkegaard');
+  });
+});
+
+describe('round trip and formats', () => {
+  it("this server's own CSV export imports as it was (fields, metadata, formula-escaped text, createdAt)", async () => {
+    const a = await projectWithKey(owner, 'Export Src');
+    const fields = [
+      { key: 'role', label: 'Role', type: 'select', options: ['dev', 'pm'] },
+      { key: 'n', label: 'N', type: 'number' },
+    ];
+    ok(await owner.put(`/api/project/${a.projectId}/settings`, { fields }));
+    const joined = [
+      {
+        email: 'rt1@example.com',
+        name: '=HYPERLINK("x")',
+        source: 'tw',
+        metadata: { plan: 'pro', deep: { a: [1, 2] } },
+        fields: { role: 'dev', n: 2.5 },
+      },
+      { email: 'rt2@example.com', name: 'Plain, "quoted"\nnewline' },
+    ];
+    for (const j of joined) ok(await postJoin(srv.url, a.slug, a.key, j), 201);
+    const csv = (await owner.get(`/api/project/${a.projectId}/waitlist/export?format=csv`)).text;
+    const b = await projectWithKey(owner, 'Export Dst');
+    ok(await owner.put(`/api/project/${b.projectId}/settings`, { fields }));
+    const r = ok(await upload(b, csv));
+    expect(r).toMatchObject({ imported: 2, duplicates: 0, invalid: [] });
+    const before = await all(a);
+    for (const e of before) {
+      const after = await byEmail(b, e.email);
+      expect(after).toMatchObject({
+        name: e.name,
+        source: e.source,
+        metadata: e.metadata,
+        fields: e.fields,
+        createdAt: e.createdAt,
+        ip: e.ip,
+        userAgent: e.userAgent,
+      });
+    }
+    // Again: everything is a duplicate now.
+    expect(ok(await upload(b, csv))).toMatchObject({ imported: 0, duplicates: 2 });
+  });
+
+  it('NDJSON: objects a line, nested metadata and fields, bad lines reported', async () => {
+    const p = await projectWithKey(owner, 'Import ND');
+    const lines = [
+      JSON.stringify({ email: 'nd1@example.com', name: 'N1', metadata: { a: 1 }, createdAt: '2024-01-02T03:04:05Z' }),
+      '{not json',
+      '',
+      JSON.stringify({ email: 'nd2@example.com', status: 'waiting' }),
+      JSON.stringify({ email: 'nd3@example.com', status: 'vip' }),
+      '[1]',
+    ].join('\n');
+    const r = ok(await upload(p, lines, 'format=ndjson', 'application/x-ndjson'));
+    expect(r.imported).toBe(2);
+    expect(r.invalid.map((i: { line: number }) => i.line)).toEqual([2, 5, 6]);
+    expect(await byEmail(p, 'nd1@example.com')).toMatchObject({ metadata: { a: 1 }, createdAt: '2024-01-02T03:04:05.000Z' });
+  });
+
+  it('imported rows queue after the entries already there, in createdAt order, and get referral codes', async () => {
+    const p = await projectWithKey(owner, 'Import Queue');
+    ok(await postJoin(srv.url, p.slug, p.key, { email: 'first@example.com' }), 201);
+    const csv = 'email,created_at\nq3@example.com,2024-03-03\nq1@example.com,2024-01-01\nq2@example.com,2024-02-02\n';
+    expect(ok(await upload(p, csv))).toMatchObject({ imported: 3 });
+    const q = ok(await owner.get(`/api/project/${p.projectId}/waitlist?sort=position&status=waiting`)).items as any[];
+    expect(q.map((e) => [e.email, e.position])).toEqual([
+      ['first@example.com', 1],
+      ['q1@example.com', 2],
+      ['q2@example.com', 3],
+      ['q3@example.com', 4],
+    ]);
+    expect(q[1]).toMatchObject({ status: 'waiting', referralCode: expect.stringMatching(/^\S{8,}$/) });
+  });
+
+  it('a dry run counts the same and writes nothing', async () => {
+    const p = await projectWithKey(owner, 'Import Dry');
+    ok(await postJoin(srv.url, p.slug, p.key, { email: 'zoe.torvalds0@example.com' }), 201);
+    const r = ok(await upload(p, fixture('getwaitlist-style.csv'), 'format=csv&dryRun=true'));
+    expect(r).toMatchObject({ dryRun: true, imported: 40 - 2 - 2, duplicates: 2, invalidCount: 2 });
+    expect((await all(p)).length).toBe(1);
+  });
+});
+
+describe('bad input: clear errors, never a 500', () => {
+  let p: PK;
+  beforeAll(async () => {
+    p = await projectWithKey(owner, 'Import Bad');
+  });
+
+  it('a file with no email column → 400 naming email; an empty file → 400', async () => {
+    const r = await upload(p, 'name,company\nAda,Acme\n');
+    expect(issuePaths(r as never)).toEqual(['email']);
+    expect(r.body.error.issues[0].message).toContain('"name", "company"');
+    expect(issuePaths((await upload(p, '')) as never)).toEqual(['file']);
+  });
+
+  it('a 10 MB line is reported by line and the rows around it are kept', async () => {
+    const body = `email,name\nbig1@example.com,ok\nbig2@example.com,${'x'.repeat(10 * 1024 * 1024)}\nbig3@example.com,after\n"big4@example.com,unclosed\nbig5@example.com,lost\n`;
+    const r = ok(await upload(p, body));
+    expect(r.imported).toBe(2);
+    expect(r.invalid).toEqual([
+      { line: 3, message: expect.stringMatching(/longer than 1 MiB/) },
+      { line: 5, message: expect.stringMatching(/never closed/) },
+    ]);
+  });
+
+  it('ambiguous slash dates are never guessed: refused by row unless dateFormat says', async () => {
+    const csv = 'email,signed up\nd1@example.com,03/04/2025\nd2@example.com,2025-01-01\n';
+    const r = ok(await upload(p, csv));
+    expect(r.invalid).toEqual([{ line: 2, message: expect.stringMatching(/dateFormat=dmy or dateFormat=mdy/) }]);
+    expect(r.dateFormat).toBeNull();
+    const us = ok(await upload(p, csv, 'format=csv&dateFormat=mdy'));
+    expect(us).toMatchObject({ imported: 1, duplicates: 1, dateFormat: 'mdy' });
+    expect((await byEmail(p, 'd1@example.com')).createdAt).toBe('2025-03-04T00:00:00.000Z');
+    const settled = ok(
+      await upload(p, 'email,date\nd3@example.com,03/04/2025\nd4@example.com,25/12/2024 18:30\nd5@example.com,12/25/2024\n'),
+    );
+    expect(settled.dateFormat).toBe('dmy');
+    expect(settled.invalid).toEqual([{ line: 4, message: expect.stringMatching(/not a valid DD\/MM\/YYYY date/) }]);
+    expect((await byEmail(p, 'd3@example.com')).createdAt).toBe('2025-04-03T00:00:00.000Z');
+  });
+
+  it('bad query, content type, session, other user → 400/415/401/404', async () => {
+    expect(issuePaths((await upload(p, 'email\n', 'format=xlsx')) as never)).toEqual(['format']);
+    fails((await upload(p, 'email\n', 'format=csv', 'multipart/form-data; boundary=x')) as never, 415, 'unsupported_media_type');
+    const anon = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: 'email\n',
+    });
+    expect(anon.status).toBe(401);
+    const other = await signedUp(srv.url); // the server runs with --open-signup
+    const r = await fetch(`${srv.url}/api/project/${p.projectId}/import?format=csv`, {
+      method: 'POST',
+      headers: { cookie: other.cookie, 'content-type': 'text/csv' },
+      body: 'email\nstolen@example.com\n',
+    });
+    expect(r.status).toBe(404);
+    expect((await all(p)).some((e) => e.email === 'stolen@example.com')).toBe(false);
+  });
+});
