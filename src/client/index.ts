@@ -1,10 +1,12 @@
 // Typed client for the management API: base URL, session cookie, and envelope → data or ApiError.
-// Uses the global fetch only; request bodies are the contract schemas' types (commands validate with the schemas
-// first), responses the contract's shapes.
+// Uses the global fetch only, so the CLI (Node) and the dashboard (browser, same origin: the browser
+// keeps the cookie) share it. Request bodies are the contract schemas' types (commands validate with the
+// schemas first), responses the contract's shapes.
 import type {
   ApiKey,
   AuthStatus,
   CreatedApiKey,
+  Deleted,
   Entry,
   ErrorEnvelope,
   Issue,
@@ -14,13 +16,18 @@ import type {
   User,
 } from '../contract/types.js';
 import type {
+  CreateKeyBody,
   CreateProjectBody,
-  ExportFormat,
+  EntryListParams,
+  ExportParams,
   LoginBody,
+  PageParams,
   ProjectSettings,
   ProjectSettingsBody,
   SignupBody,
   UpdateEntryBody,
+  UpdateKeyBody,
+  UpdateProjectBody,
 } from '../contract/schemas.js';
 import type { EntryStatusName, InvitePreview, InviteResult, LeaderboardEntry } from '../contract/lifecycle.js';
 import type {
@@ -35,8 +42,7 @@ import type {
   Webhook,
   WebhookCreated,
 } from '../contract/events.js';
-
-export const SESSION_COOKIE = 'waitlist_session';
+import { SESSION_COOKIE } from '../contract/wire.js';
 
 /** An error answered by the server (its envelope), or a transport failure (status 0, code `network`). */
 export class ApiError extends Error {
@@ -53,9 +59,14 @@ export class ApiError extends Error {
 
 export interface ClientOptions {
   server: string;
+  /** The session token, sent as the cookie (Node). */
   session?: string | undefined;
-  /** Sent as User-Agent. */
+  /** In a browser: the browser keeps and sends the session cookie (JS cannot read it); no User-Agent is set. */
+  browser?: boolean;
+  /** Sent as User-Agent outside a browser (default `waitlist-cli`). */
   userAgent?: string;
+  /** Called before an ApiError with status 401 is thrown, except for the /api/auth/ routes (e.g. show the login page). */
+  onUnauthorized?: () => void;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -71,12 +82,16 @@ const enc = encodeURIComponent;
 export class WaitlistClient {
   readonly server: string;
   session: string | undefined;
-  private readonly userAgent: string;
+  private readonly userAgent: string | null;
+  private readonly browser: boolean;
+  private readonly onUnauthorized: (() => void) | undefined;
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '');
     this.session = opts.session;
-    this.userAgent = opts.userAgent ?? 'waitlist-cli';
+    this.browser = opts.browser ?? false;
+    this.userAgent = this.browser ? null : (opts.userAgent ?? 'waitlist-cli');
+    this.onUnauthorized = opts.onUnauthorized;
   }
 
   /** The absolute URL of an API path with its query (undefined values left out). */
@@ -88,7 +103,8 @@ export class WaitlistClient {
 
   /** Sends a request; resolves with the raw Response when it is 2xx, throws ApiError otherwise. */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
     if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
@@ -104,6 +120,7 @@ export class WaitlistClient {
       throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`);
     }
     if (res.ok) return res;
+    if (res.status === 401 && !path.startsWith('/api/auth/')) this.onUnauthorized?.();
     throw await errorOf(res);
   }
 
@@ -133,47 +150,47 @@ export class WaitlistClient {
 
   private async authenticate(path: string, body: unknown): Promise<User> {
     const res = await this.raw('POST', path, { body });
-    const token = sessionFromSetCookie(res.headers.getSetCookie());
     const env = (await res.json()) as { data: User };
+    if (this.browser) return env.data; // the browser stored the cookie
+    const token = sessionFromSetCookie(res.headers.getSetCookie());
     if (!token) throw new ApiError(res.status, 'bad_response', 'the server set no session cookie');
     this.session = token;
     return env.data;
   }
 
   // ---- projects ----
-  listProjects = (q: { page?: number; limit?: number } = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
+  listProjects = (q: PageParams = {}) => this.request<Page<Project>>('GET', '/api/project', { query: q });
   getProject = (p: string) => this.request<Project>('GET', `/api/project/${enc(p)}`);
   createProject = (body: CreateProjectBody) => this.request<Project>('POST', '/api/project', { body });
-  updateProject = (p: string, body: { name: string }) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
-  deleteProject = (p: string) => this.request<Project & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}`);
+  updateProject = (p: string, body: UpdateProjectBody) => this.request<Project>('PUT', `/api/project/${enc(p)}`, { body });
+  deleteProject = (p: string) => this.request<Deleted<Project>>('DELETE', `/api/project/${enc(p)}`);
   getSettings = (p: string) => this.request<ProjectSettings>('GET', `/api/project/${enc(p)}/settings`);
   updateSettings = (p: string, body: ProjectSettingsBody) =>
     this.request<ProjectSettings>('PUT', `/api/project/${enc(p)}/settings`, { body });
 
   // ---- keys ----
-  listKeys = (p: string, q: { page?: number; limit?: number } = {}) =>
+  listKeys = (p: string, q: PageParams = {}) =>
     this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
   getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
-  createKey = (p: string, body: { name: string; kind?: 'publishable' | 'secret' }) =>
-    this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
-  updateKey = (p: string, k: string, body: { name: string }) =>
+  createKey = (p: string, body: CreateKeyBody) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
+  updateKey = (p: string, k: string, body: UpdateKeyBody) =>
     this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
   deleteKey = (p: string, k: string) =>
-    this.request<ApiKey & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
+    this.request<Deleted<ApiKey>>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
-  listEntries = (
-    p: string,
-    q: { page?: number; limit?: number; search?: string; status?: EntryStatusName; sort?: 'newest' | 'position' } = {},
-  ) =>
+  listEntries = (p: string, q: EntryListParams & { status?: EntryStatusName; sort?: 'newest' | 'position' } = {}) =>
     this.request<Page<Entry>>('GET', `/api/project/${enc(p)}/waitlist`, { query: q });
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
     this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
   deleteEntry = (p: string, e: string) =>
-    this.request<Entry & { deletedAt: string }>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+    this.request<Deleted<Entry>>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+  /** The export's URL (a download link in the dashboard). */
+  exportUrl = (p: string, q: ExportParams) =>
+    this.url(`/api/project/${enc(p)}/waitlist/export`, q);
   /** The export as a streaming Response (read `body`; never buffered here). */
-  exportEntries = (p: string, q: { format: ExportFormat; search?: string }) =>
+  exportEntries = (p: string, q: ExportParams) =>
     this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
 
@@ -182,9 +199,9 @@ export class WaitlistClient {
   async importEntries(p: string, file: Blob | ReadableStream<Uint8Array>, q: ImportQuery): Promise<ImportResult> {
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'user-agent': this.userAgent,
       'content-type': q.format === 'ndjson' ? 'application/x-ndjson' : 'text/csv',
     };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
     if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
     const query = { format: q.format, dryRun: q.dryRun ? 'true' : undefined, dateFormat: q.dateFormat };
     let res: Response;

@@ -206,10 +206,27 @@ export const exportQuery = z.object({
 export type SignupBody = z.infer<typeof signupBody>;
 export type LoginBody = z.infer<typeof loginBody>;
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
+export type UpdateProjectBody = z.infer<typeof updateProjectBody>;
+export type CreateKeyBody = z.infer<typeof createKeyBody>;
+export type UpdateKeyBody = z.infer<typeof updateKeyBody>;
 export type JoinBody = z.infer<typeof joinBody>;
 export type UpdateEntryBody = z.infer<typeof updateEntryBody>;
 export type PageQuery = z.infer<typeof pageQuery>;
 export type EntryListQuery = z.infer<typeof entryListQuery>;
+/** What a caller sends to a list route (the server parses the strings into PageQuery). */
+export type PageParams = {
+  page?: number;
+  limit?: number;
+};
+/** What a caller sends to the entry list. */
+export type EntryListParams = PageParams & {
+  search?: string | undefined;
+};
+/** What a caller sends to the export. */
+export type ExportParams = {
+  format: ExportFormat;
+  search?: string | undefined;
+};
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 // ---- project settings (GET/PUT /api/project/:projectId/settings) ----

@@ -102,6 +102,9 @@ export interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
+/** What DELETE answers: the soft-deleted (or revoked) resource with the time it happened. */
+export type Deleted<T> = T & { deletedAt: string };
+
 export interface Entry {
   entryId: string;
   email: string;
@@ -126,10 +129,15 @@ export interface Entry {
   acceptedAt: string | null;
 }
 
+/** POST /v1/waitlist/:slug/join `data` (built in src/server/join-flow.ts). */
 export interface JoinResult {
   entryId: string;
   email: string;
+  name: string | null;
+  source: string;
   createdAt: string;
+  /** Answers to the project's custom fields. */
+  fields?: Record<string, unknown>;
   status?: 'pending' | 'waiting' | 'invited' | 'accepted';
   position?: number | null;
   referralCode?: string;

@@ -2,6 +2,7 @@
 import polka, { type Polka } from 'polka';
 import type { Deps, Req } from './context.js';
 import { onError, onNoMatch } from './http.js';
+import { openapiRoutes } from './openapi/index.js';
 import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
 import { checkParams } from './params.js';
@@ -29,6 +30,7 @@ export function createApp(deps: Deps): Polka<Req> {
   app.use(checkParams);
   app.use(apiGuard(deps));
   healthRoutes(app, deps);
+  openapiRoutes(app, deps);
   joinRoutes(app, deps);
   surfaceRoutes(app, deps);
   hostedRoutes(app, deps);

@@ -5,12 +5,12 @@ import type { ServerResponse } from 'node:http';
 import type { NextHandler } from 'polka';
 import { parse as parseCookie, serialize } from 'cookie';
 import { sessionForToken, SESSION_TTL_MS } from '../core/sessions.js';
+import { SESSION_COOKIE } from '../contract/wire.js';
 import { AppError } from '../core/errors.js';
 import type { Deps, Req } from './context.js';
 import { isHttps } from './client-ip.js';
 import { hasBody, isJsonType } from './http.js';
 
-export const SESSION_COOKIE = 'waitlist_session';
 
 let counter = 0;
 const idBase = randomBytes(3).toString('hex');

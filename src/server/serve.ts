@@ -23,6 +23,8 @@ export interface ServeConfig extends ServerOptions, DbConfig {
 export interface RunningServer {
   url: string;
   server: Server;
+  /** The Polka app (tests list its routes). */
+  app: ReturnType<typeof createApp>;
   hasUsers: boolean;
   close(): Promise<void>;
 }
@@ -97,6 +99,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   return {
     url: `http://${host}:${addr.port}`,
     server,
+    app,
     hasUsers: (await store.countUsers()) > 0,
     close() {
       closing ??= (async () => {

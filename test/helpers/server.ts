@@ -75,7 +75,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   };
 }
 
-export function cleanup(server: TestServer) {
+/** Removes a server's temp directory (its SQLite file). */
+export function cleanup(server: Pick<TestServer, 'dbFile'>) {
   rmSync(join(server.dbFile, '..'), { recursive: true, force: true });
 }
 

@@ -2,9 +2,10 @@
 // get, update (name/metadata only), soft delete then re-join, and streaming export in three formats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let P: Awaited<ReturnType<typeof projectWithKey>>;
 let Q: Awaited<ReturnType<typeof projectWithKey>>;
@@ -26,7 +27,7 @@ const PEOPLE: [string, string, string | undefined][] = [
 ];
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startApp();
   owner = await signedUp(srv.url);
   P = await projectWithKey(owner, 'Entries');
   Q = await projectWithKey(owner, 'Entries Other');

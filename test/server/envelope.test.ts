@@ -3,15 +3,16 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, raw } from '../helpers/api.js';
-import { Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let P: Awaited<ReturnType<typeof projectWithKey>>;
 let entryId: string;
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startApp();
   owner = await signedUp(srv.url);
   P = await projectWithKey(owner, 'Envelope');
   entryId = (await postJoin(srv.url, P.slug, P.key, { email: 'env@example.com' })).body.data.entryId;

@@ -1,15 +1,16 @@
 // Hostile input over HTTP: oversized, lying and endless bodies, prototype-pollution keys, NUL/CRLF,
 // unicode and overlong emails, LIKE wildcards in search, and the headers every response carries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type Client, type TestServer } from '../helpers/server.js';
+import { cleanup, postJoin, projectWithKey, signedUp, uniqueEmail, type Client } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 import { raw, rawJson } from '../helpers/raw.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let p: Awaited<ReturnType<typeof projectWithKey>>;
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startApp();
   owner = await signedUp(srv.url);
   p = await projectWithKey(owner, 'Input');
 });

@@ -2,9 +2,10 @@
 // and nothing of the owner's changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { cleanup, postJoin, projectWithKey, signedUp, type Client } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let alice: Client;
 let mallory: Client;
 type PK = Awaited<ReturnType<typeof projectWithKey>>;
@@ -14,7 +15,7 @@ let aliceEntry: string;
 let malloryEntry: string;
 
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
+  srv = await startApp({ openSignup: true });
   [alice, mallory] = await Promise.all([signedUp(srv.url), signedUp(srv.url)]);
   A = await projectWithKey(alice, 'Alice Project');
   M = await projectWithKey(mallory, 'Mallory Project');

@@ -1,15 +1,16 @@
 // API keys: the full value only at create, prefix, rename, revoke (404 afterwards, 401 at join).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { type Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, DIALECT, postJoin, projectWithKey, signedUp, startServer } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let A: Awaited<ReturnType<typeof projectWithKey>>;
 let B: Awaited<ReturnType<typeof projectWithKey>>;
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startApp();
   owner = await signedUp(srv.url);
   A = await projectWithKey(owner, 'Keys A');
   B = await projectWithKey(owner, 'Keys B');

@@ -1,16 +1,17 @@
 // page/limit rules, identical on the three lists (projects, keys, entries): shape, edges, 400s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, issuePaths, ok } from '../helpers/api.js';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { cleanup, postJoin, projectWithKey, signedUp, type Client } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let P: Awaited<ReturnType<typeof projectWithKey>>;
 const N = 5; // items in each list
 const ids: Record<string, string[]> = { projects: [], keys: [], entries: [] };
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startApp();
   owner = await signedUp(srv.url);
   P = await projectWithKey(owner, 'Paging 1');
   ids.projects!.push(P.projectId);

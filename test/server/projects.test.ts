@@ -1,14 +1,15 @@
 // Projects: create (slug derivation and rules), get, list, update (name only), soft delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, ISO_RE } from '../helpers/api.js';
-import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 let other: Client;
 
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
+  srv = await startApp({ openSignup: true });
   [owner, other] = await Promise.all([signedUp(srv.url), signedUp(srv.url)]);
 });
 afterAll(async () => {

@@ -1,17 +1,18 @@
 // GET /api/project/:projectId/stats over real HTTP: shape, per-day window, totals, top lists, auth.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, DIALECT, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { cleanup, Client, DIALECT, postJoin, projectWithKey, signedUp } from '../helpers/server.js';
+import { startApp, type InProcessServer } from '../helpers/app.js';
 
 const DAY = 86_400_000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-let srv: TestServer;
+let srv: InProcessServer;
 let owner: Client;
 
 beforeAll(async () => {
   // --trust-proxy: joins may name a public client IP in X-Forwarded-For, which gives a country.
-  srv = await startServer({ args: ['--trust-proxy', '--open-signup'] });
+  srv = await startApp({ trustProxy: true, openSignup: true });
   owner = await signedUp(srv.url);
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 // PostgreSQL schema (drizzle). Table and column names match src/db/sqlite/schema.ts; times are epoch ms.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, smallint, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -127,6 +127,20 @@ export const entries = pgTable(
     index('entries_email_trgm_idx').using('gin', sql`${t.emailNorm} gin_trgm_ops`),
     index('entries_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
   ],
+);
+
+// Live (non-deleted) entries per project, kept by statement-level triggers (hand-written in
+// migrations/pg/0002_entry_counts.sql, with the functions drizzle cannot model): the unfiltered list
+// total and the stats total are one indexed read. 16 shards per project so concurrent commits on
+// several instances update different rows; a project's count is the sum of its shards.
+export const entryCounts = pgTable(
+  'entry_counts',
+  {
+    projectId: text('project_id').notNull(),
+    shard: smallint('shard').notNull(),
+    live: bigint('live', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.shard] })],
 );
 
 // Shared rate-limit counters (rate-limiter-flexible's RateLimiterPostgres layout), so limits hold

@@ -24,6 +24,7 @@ import {
   type Store,
   type UserRow,
 } from '../store.js';
+import { Batcher } from '../batcher.js';
 import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
@@ -40,12 +41,10 @@ const FIRST_USER_LOCK = 727_274_002;
 const DAY_MS = 86_400_000;
 const MAX_BATCH = 500;
 
-interface Pending {
+interface PendingJoin {
   row: EntryRow;
   keyId: string;
   outbox: OutboxWrites | undefined;
-  resolve: (r: InsertEntryResult) => void;
-  reject: (e: unknown) => void;
 }
 
 /** Connects, applies pending migrations under an advisory lock, returns the Store. */
@@ -89,8 +88,12 @@ const first = <T>(rows: T[]): T | undefined => rows[0];
 
 class PgStore implements Store {
   readonly dialect = 'pg' as const;
-  private queue: Pending[] = [];
-  private flushing = false;
+  // A batch failing because the database is down fails whole (retrying row by row would wait out the
+  // connection timeout once per row); any other failure is retried row by row.
+  private readonly joins = new Batcher<PendingJoin, InsertEntryResult>((batch) => this.insertBatch(batch), {
+    maxBatch: MAX_BATCH,
+    fatal: pgUnavailable,
+  });
   private readonly sweeper: NodeJS.Timeout;
   private readonly surface: PgSurface;
   readonly lifecycle: PgLifecycle;
@@ -318,40 +321,18 @@ class PgStore implements Store {
   }
 
   // ---- entries ----
-  // Joins queued while a batch is in flight go out together as one multi-row INSERT … ON CONFLICT
-  // DO NOTHING RETURNING id: one round trip and one commit for many requests; each promise settles
-  // after that statement committed. A row missing from RETURNING hit the live-email unique index.
+  // Joins queued while a batch is in flight go out together (src/db/batcher.ts) in one transaction with
+  // one multi-row INSERT … ON CONFLICT DO NOTHING RETURNING id: one commit for many requests; each promise
+  // settles after that transaction committed. A row missing from RETURNING hit the live-email unique index.
   insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, outbox, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+    return this.joins.add({ row, keyId, outbox });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.insertBatch(batch);
-      } catch (err) {
-        // The database is down: fail the whole batch at once (retrying row by row would wait out the
-        // connection timeout once per row). Otherwise one bad row must not fail its neighbours.
-        const down = pgUnavailable(err);
-        if (down) for (const p of batch) p.reject(down);
-        else for (const p of batch) await this.insertBatch([p]).catch(p.reject);
-      }
-    }
-    this.flushing = false;
-  }
-
-  private async insertBatch(batch: Pending[]) {
+  private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
     // the referral credits of rows that enter the queue as waiting, and their outbox rows.
     const ids = await this.db.transaction(async (tx) => {
-      const byProject = new Map<string, Pending[]>();
+      const byProject = new Map<string, PendingJoin[]>();
       for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
       for (const projectId of [...byProject.keys()].sort()) {
         const rows = byProject.get(projectId)!;
@@ -378,17 +359,25 @@ class PgStore implements Store {
       return ids;
     });
     if (batch.some((p) => p.outbox && ids.has(p.row.id))) this.outboxWritten();
-    const used = [...new Set(batch.filter((p) => ids.has(p.row.id)).map((p) => p.keyId))];
-    if (used.length) {
-      // Bookkeeping only: a failure here must not turn committed joins into errors.
-      await this.db
-        .update(s.apiKeys)
-        .set({ lastUsedAt: Date.now() })
-        .where(sql`${s.apiKeys.id} = ANY(${sql.param(used)})`)
-        .catch((err: Error) => console.error('could not update last_used_at:', err.message));
-    }
-    // Answered after the bookkeeping, so a key read right after a 201 shows its lastUsedAt.
-    for (const p of batch) p.resolve(ids.has(p.row.id) ? 'inserted' : 'duplicate');
+    // Before the callers hear back, so a key's lastUsedAt is set once its join answered.
+    await this.touchKeys(batch);
+    return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
+  }
+
+  /**
+   * Sets each key's lastUsedAt to its latest join in the batch (inserted or duplicate: the key was used),
+   * as SQLite does. Bookkeeping only: the joins are committed, so a failure is logged, never a join error.
+   */
+  private async touchKeys(batch: PendingJoin[]): Promise<void> {
+    const latest = new Map<string, number>();
+    for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
+    await this.db
+      .execute(
+        sql`UPDATE api_keys AS k SET last_used_at = u.at
+            FROM unnest(${sql.param([...latest.keys()])}::text[], ${sql.param([...latest.values()])}::bigint[]) AS u(id, at)
+            WHERE k.id = u.id`,
+      )
+      .catch((err: Error) => console.error('could not update last_used_at:', err.message));
   }
 
   private entryFilter(projectId: string, search?: string): SQL {
@@ -408,11 +397,7 @@ class PgStore implements Store {
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
     const where = this.entryFilter(projectId, search);
     if (search) return this.paged(s.entries, where, desc(s.entries.id), page);
-    // The unfiltered total comes from the trigger-kept counters (migrations/pg/0002_entry_counts.sql).
-    const counted = await this.db.execute<{ n: string }>(
-      sql`SELECT coalesce(sum(live), 0) AS n FROM entry_counts WHERE project_id = ${projectId}`,
-    );
-    const total = Number(counted.rows[0]?.n ?? 0);
+    const total = await this.liveCount(projectId);
     if (page.offset >= total) return { rows: [], total };
     // A deep page walks the (project_id, id) index from whichever end is nearer.
     const fromEnd = total - page.offset - page.limit;
@@ -422,6 +407,14 @@ class PgStore implements Store {
     }
     const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
     return { rows: rows.reverse(), total };
+  }
+  /** Live entries of a project, from the trigger-kept counters (migrations/pg/0002_entry_counts.sql). */
+  private async liveCount(projectId: string): Promise<number> {
+    const r = await this.db
+      .select({ n: sql<string>`coalesce(sum(${s.entryCounts.live}), 0)` })
+      .from(s.entryCounts)
+      .where(eq(s.entryCounts.projectId, projectId));
+    return Number(first(r)?.n ?? 0);
   }
   async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
     const base = this.entryFilter(projectId, search);
@@ -478,8 +471,8 @@ class PgStore implements Store {
   async stats(projectId: string, sinceDay: number): Promise<StatsRows> {
     const live = this.entryFilter(projectId);
     const day = sql<number>`(${s.entries.createdAt} / ${sql.raw(String(DAY_MS))})`;
-    const [totalRows, perDay, topSources, topCountries] = await Promise.all([
-      this.db.select({ n: count() }).from(s.entries).where(live),
+    const [total, perDay, topSources, topCountries] = await Promise.all([
+      this.liveCount(projectId),
       this.db
         .select({ day, count: count() })
         .from(s.entries)
@@ -490,18 +483,18 @@ class PgStore implements Store {
         .from(s.entries)
         .where(live)
         .groupBy(s.entries.source)
-        .orderBy(desc(count()), s.entries.source)
+        .orderBy(desc(count()), sql`${s.entries.source} COLLATE "C"`) // ties in byte order, as SQLite, whatever the database's collation
         .limit(10),
       this.db
         .select({ country: sql<string>`${s.entries.country}`, count: count() })
         .from(s.entries)
         .where(and(live, sql`${s.entries.country} IS NOT NULL`))
         .groupBy(s.entries.country)
-        .orderBy(desc(count()), s.entries.country)
+        .orderBy(desc(count()), sql`${s.entries.country} COLLATE "C"`)
         .limit(10),
     ]);
     return {
-      total: first(totalRows)?.n ?? 0,
+      total,
       perDay: perDay.map((r) => ({ day: Number(r.day), count: r.count })),
       topSources,
       topCountries,
@@ -533,7 +526,7 @@ class PgStore implements Store {
 
   async close() {
     clearInterval(this.sweeper);
-    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+    await this.joins.drain();
     await this.pool.end();
   }
 }

@@ -1,6 +1,6 @@
-// SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed: every
-// insert queued during one event-loop turn is written in one transaction, and each caller's promise
-// settles only after that transaction has committed. (A worker-thread writer was tried: on 2 shared
+// SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed through
+// the shared Batcher (src/db/batcher.ts): every insert queued during one event-loop turn is written in
+// one transaction, and each caller's promise settles only after that transaction has committed. (A worker-thread writer was tried: on 2 shared
 // cores it was 15-25% slower, as the fsync bounds a commit either way.) List, search and export reads
 // are in entry-reads.ts.
 import Database from 'better-sqlite3';
@@ -24,12 +24,14 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
+import { Batcher } from '../batcher.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
-import { isBusy, isUnavailable, nextDelay, translate, withRetry } from './busy.js';
+import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
+import { DatabaseUnavailableError } from '../errors.js';
 import * as s from './schema.js';
 import { SqliteSurface, withFields } from './surface.js';
 import { sqliteUnavailable } from './unavailable.js';
@@ -37,15 +39,10 @@ import { sqliteUnavailable } from './unavailable.js';
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
 
-interface Pending {
-  /** When the batch holding this join first met a lock (0: not yet), and the last retry delay. */
-  lockedSince?: number;
-  delay?: number;
+interface PendingJoin {
   row: EntryRow;
   keyId: string;
   outbox: OutboxWrites | undefined;
-  resolve: (r: InsertEntryResult) => void;
-  reject: (e: unknown) => void;
 }
 
 /** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
@@ -77,7 +74,7 @@ function retrying(store: SqliteStore): Store {
 
 class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
-  private queue: Pending[] = [];
+  private readonly joins: Batcher<PendingJoin, InsertEntryResult>;
   private readonly insertEntryStmt;
   private readonly touchKeyStmt;
   private readonly keyAuthStmt;
@@ -110,11 +107,11 @@ class SqliteStore implements Store {
          deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
          honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
-    this.insertBatch = sqlite.transaction((batch: Pending[]): InsertEntryResult[] => {
+    this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
       const out = batch.map(({ row, keyId, outbox }) => {
-        used.set(keyId, row.createdAt);
+        used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
         row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
         row.k = row.ordinal;
@@ -126,6 +123,17 @@ class SqliteStore implements Store {
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
     });
+    // A lock held by another process: the whole batch is retried on timers (busy.ts), never row by
+    // row; locked too long, full or read-only: every join of the batch gets 503 at once.
+    this.joins = new Batcher(
+      (batch) =>
+        withRetry(() => {
+          const results = this.insertBatch.immediate(batch);
+          if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
+          return results;
+        }),
+      { fatal: (err) => (isUnavailable(err) || err instanceof DatabaseUnavailableError ? translate(err) : undefined) },
+    );
   }
 
   // ---- users ----
@@ -278,44 +286,7 @@ class SqliteStore implements Store {
 
   // ---- entries ----
   insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, keyId, outbox, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(batch = this.takeQueue()) {
-    try {
-      const results = this.insertBatch.immediate(batch);
-      for (const [i, p] of batch.entries()) p.resolve(results[i]!);
-    } catch (err) {
-      if (isBusy(err)) {
-        // Another process holds the write lock: try the whole batch again later, on a timer.
-        const head = batch[0]!;
-        head.lockedSince ||= Date.now();
-        const delay = nextDelay(head.lockedSince, head.delay ?? 0);
-        if (delay !== undefined) {
-          head.delay = delay;
-          setTimeout(() => this.flush(batch), delay);
-          return;
-        }
-      }
-      if (isUnavailable(err)) {
-        // Locked for too long, disk full, read-only: no row can succeed, so none is retried alone.
-        const e = translate(err);
-        for (const p of batch) p.reject(e);
-        return;
-      }
-      // One bad row must not fail its neighbours: retry each on its own transaction.
-      for (const p of batch) {
-        try {
-          p.resolve(this.insertBatch.immediate([p])[0]!);
-        } catch (rowErr) {
-          p.reject(translate(rowErr));
-        }
-      }
-    }
-    if (this.wroteOutbox) this.outboxWritten();
+    return this.joins.add({ row, keyId, outbox });
   }
 
   onOutboxWrite(listener: () => void) {
@@ -325,12 +296,6 @@ class SqliteStore implements Store {
   outboxWritten() {
     this.wroteOutbox = false;
     for (const l of this.outboxListeners) l();
-  }
-
-  private takeQueue(): Pending[] {
-    const batch = this.queue;
-    this.queue = [];
-    return batch;
   }
 
   /** Throws a clear Error unless a write can be committed now (start-up check; cheap enough for a readiness probe). */
@@ -477,7 +442,7 @@ class SqliteStore implements Store {
   }
 
   async close() {
-    if (this.queue.length) this.flush();
+    await this.joins.drain();
     this.surface.flushSolutions();
     this.sqlite.close();
   }

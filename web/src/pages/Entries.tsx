@@ -20,7 +20,7 @@ export function EntriesTab({ project }: { project: Project }) {
   const load = async () => {
     const mine = ++seq.current; // answers to older requests (typing fast) are dropped
     try {
-      const d = await api.entries(pid, { page, limit, search: query || undefined });
+      const d = await api.listEntries(pid, { page, limit, search: query || undefined });
       if (mine !== seq.current) return;
       setError(null);
       // A page that emptied (last entry deleted) steps back to the last page that has rows.
@@ -40,7 +40,7 @@ export function EntriesTab({ project }: { project: Project }) {
   }, [search]);
 
   const rename = async (e: Entry, name: string) => {
-    const updated = await api.updateEntry(pid, e.entryId, name === '' ? null : name);
+    const updated = await api.updateEntry(pid, e.entryId, { name: name === '' ? null : name });
     setData((d) => d && { ...d, items: d.items.map((x) => (x.entryId === e.entryId ? updated : x)) });
     setNotice(`Name of ${updated.email} saved.`);
   };
@@ -72,10 +72,10 @@ export function EntriesTab({ project }: { project: Project }) {
           </span>
           {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would add its own border and legend layout; role=group says the same */}
           <div class="row" role="group" aria-labelledby="export-label">
-            <a class="button small" href={api.exportUrl(pid, 'csv', query || undefined)} download>
+            <a class="button small" href={api.exportUrl(pid, { format: 'csv', search: query || undefined })} download>
               CSV
             </a>
-            <a class="button small" href={api.exportUrl(pid, 'json', query || undefined)} download>
+            <a class="button small" href={api.exportUrl(pid, { format: 'json', search: query || undefined })} download>
               JSON
             </a>
           </div>

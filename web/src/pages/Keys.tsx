@@ -16,14 +16,14 @@ export function KeysTab({ project }: { project: Project }) {
   const [kind, setKind] = useState<'publishable' | 'secret'>('publishable');
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
-  const load = () => api.keys(pid).then((p) => setKeys(p.items), setError);
+  const load = () => api.listKeys(pid, { limit: 100 }).then((p) => setKeys(p.items), setError);
   useEffect(() => void load(), [pid]);
 
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const k = await api.createKey(pid, name.trim(), kind);
+      const k = await api.createKey(pid, { name: name.trim(), kind });
       setCreated(k);
       recentKeys.set(pid, k.key);
       setName('');
@@ -34,7 +34,7 @@ export function KeysTab({ project }: { project: Project }) {
   };
 
   const rename = async (k: ApiKey, n: string) => {
-    const updated = await api.renameKey(pid, k.keyId, n);
+    const updated = await api.updateKey(pid, k.keyId, { name: n });
     setKeys((list) => list && list.map((x) => (x.keyId === k.keyId ? updated : x)));
     setNotice(`Key renamed to “${updated.name}”.`);
   };
@@ -124,7 +124,7 @@ export function KeysTab({ project }: { project: Project }) {
           confirmLabel="Revoke key"
           onClose={() => setRevoking(null)}
           onConfirm={async () => {
-            await api.revokeKey(pid, revoking.keyId);
+            await api.deleteKey(pid, revoking.keyId);
             if (created?.keyId === revoking.keyId) setCreated(null);
             if (recentKeys.get(pid)?.startsWith(revoking.prefix)) recentKeys.delete(pid);
             setNotice(`Key “${revoking.name}” revoked.`);

@@ -28,7 +28,7 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
   useEffect(() => {
     setProject(null);
     setError(null);
-    api.project(projectId).then(setProject, setError);
+    api.getProject(projectId).then(setProject, setError);
   }, [projectId]);
   const loaded = project?.projectId;
   useEffect(() => {

@@ -10,11 +10,11 @@ export function ProjectsPage() {
   const [notice, setNotice] = useState('');
   const [deleting, setDeleting] = useState<Project | null>(null);
 
-  const load = () => api.projects().then((p) => setItems(p.items), setError);
+  const load = () => api.listProjects({ limit: 100 }).then((p) => setItems(p.items), setError);
   useEffect(() => void load(), []);
 
   const rename = async (p: Project, name: string) => {
-    const updated = await api.renameProject(p.projectId, name);
+    const updated = await api.updateProject(p.projectId, { name });
     setItems((list) => list && list.map((x) => (x.projectId === p.projectId ? updated : x)));
     setNotice(`Renamed to “${updated.name}”.`);
   };

@@ -1,0 +1,146 @@
+// The shared group-commit queue (src/db/batcher.ts), on its own: batching, ordering, isolation of a
+// failing item, the batch size cap, and drain.
+import { describe, expect, it } from 'vitest';
+import { Batcher } from '../../src/db/batcher.js';
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+describe('Batcher', () => {
+  it('writes the items added in one event-loop turn as one batch, results in order', async () => {
+    const batches: number[][] = [];
+    const b = new Batcher<number, string>((batch) => {
+      batches.push([...batch]);
+      return batch.map((n) => `r${n}`);
+    });
+    const results = await Promise.all([b.add(1), b.add(2), b.add(3)]);
+    expect(results).toEqual(['r1', 'r2', 'r3']);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('settles a caller only after its batch was written', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let written = false;
+    const b = new Batcher<number, number>(async (batch) => {
+      await gate;
+      written = true;
+      return batch;
+    });
+    let settled = false;
+    const p = b.add(7).then((v) => {
+      settled = true;
+      expect(written).toBe(true);
+      return v;
+    });
+    await tick();
+    await tick();
+    expect(settled).toBe(false);
+    release();
+    expect(await p).toBe(7);
+  });
+
+  it('groups what arrives while a batch is in flight into the next batch; one batch at a time', async () => {
+    const batches: number[][] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const releases: (() => void)[] = [];
+    const b = new Batcher<number, number>(async (batch) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      batches.push([...batch]);
+      await new Promise<void>((r) => releases.push(r));
+      inFlight--;
+      return batch;
+    });
+    const first = b.add(1);
+    await tick();
+    expect(batches).toEqual([[1]]);
+    const later = [b.add(2), b.add(3)];
+    await tick();
+    const more = b.add(4); // another turn, still while batch 1 is in flight
+    await tick();
+    expect(batches).toEqual([[1]]);
+    releases.shift()!();
+    await first;
+    while (releases.length === 0) await tick();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    releases.shift()!();
+    expect(await Promise.all([...later, more])).toEqual([2, 3, 4]);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('caps a batch at maxBatch items, keeping the order', async () => {
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>(
+      (batch) => {
+        batches.push([...batch]);
+        return batch.map((n) => n * 10);
+      },
+      { maxBatch: 2 },
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5].map((n) => b.add(n)))).toEqual([10, 20, 30, 40, 50]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('a failing item fails only its own caller: the batch is retried item by item', async () => {
+    const calls: number[][] = [];
+    const b = new Batcher<number, number>((batch) => {
+      calls.push([...batch]);
+      if (batch.includes(2)) throw new Error('bad item 2');
+      return batch;
+    });
+    const results = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: 1 });
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: { message: 'bad item 2' } });
+    expect(results[2]).toEqual({ status: 'fulfilled', value: 3 });
+    expect(calls).toEqual([[1, 2, 3], [1], [2], [3]]);
+  });
+
+  it('a fatal error (the database is down) fails the whole batch at once, nothing retried', async () => {
+    const calls: number[][] = [];
+    const down = new Error('database unavailable');
+    const b = new Batcher<number, number>(
+      (batch) => {
+        calls.push([...batch]);
+        throw new Error('connection refused');
+      },
+      { fatal: (err) => ((err as Error).message === 'connection refused' ? down : undefined) },
+    );
+    const results = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
+    expect(results.map((r) => (r.status === 'rejected' ? r.reason : r))).toEqual([down, down, down]);
+    expect(calls).toEqual([[1, 2, 3]]);
+  });
+
+  it('a writer returning the wrong number of results rejects the callers instead of misrouting', async () => {
+    const b = new Batcher<number, number>(() => [1]);
+    const results = await Promise.allSettled([b.add(1), b.add(2)]);
+    // Alone, each item gets exactly one result back, so the retry succeeds.
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    const broken = new Batcher<number, number>(() => []);
+    await expect(broken.add(1)).rejects.toThrow(/0 results for 1 items/);
+  });
+
+  it('drain waits for everything queued and in flight; the batcher works again afterwards', async () => {
+    const done: number[] = [];
+    const b = new Batcher<number, number>(
+      async (batch) => {
+        await new Promise((r) => setTimeout(r, 20));
+        done.push(...batch);
+        return batch;
+      },
+      { maxBatch: 1 },
+    );
+    void b.add(1);
+    void b.add(2);
+    expect(b.pending).toBe(2);
+    await b.drain();
+    expect(done).toEqual([1, 2]);
+    expect(b.pending).toBe(0);
+    await b.drain(); // nothing queued: resolves at once
+    expect(await b.add(3)).toBe(3);
+  });
+
+  it('refuses a maxBatch below 1', () => {
+    expect(() => new Batcher<number, number>((b) => b, { maxBatch: 0 })).toThrow(RangeError);
+  });
+});
