@@ -233,6 +233,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const SETTINGS_LIMITS = { origins: 50, originChars: 200 } as const;
 /** Join-body fields a honeypot may not shadow (plus names that are special on JS objects). */
 export const RESERVED_HONEYPOT = ['email', 'name', 'source', 'metadata', 'ref', '__proto__', 'constructor', 'prototype'];
+/** True for names a honeypot may not take: join fields, and every name an object inherits (valueOf, toString, …). */
+export const reservedHoneypot = (v: string) => RESERVED_HONEYPOT.includes(v) || v in Object.prototype;
 export const HONEYPOT_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 const originSchema = z
@@ -270,10 +272,10 @@ export const projectSettingsBody = z
       .trim()
       .transform((v, ctx) => {
         if (v === '') return null;
-        if (!HONEYPOT_RE.test(v) || RESERVED_HONEYPOT.includes(v)) {
+        if (!HONEYPOT_RE.test(v) || reservedHoneypot(v)) {
           ctx.addIssue({
             code: 'custom',
-            message: 'honeypotField must be 1-64 letters, digits, "_" or "-", start with a letter, and not be a join field',
+            message: 'honeypotField must be 1-64 letters, digits, "_" or "-", start with a letter, and not be a join field or a built-in object property (valueOf, toString, …)',
           });
           return z.NEVER;
         }

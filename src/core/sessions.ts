@@ -1,4 +1,5 @@
 // Sessions: a 256-bit random token in the cookie, only its SHA-256 in the database, sliding expiry.
+import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Store, UserRow } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 
@@ -22,8 +23,16 @@ export async function sessionForToken(store: Store, token: string): Promise<{ us
   const found = await store.sessionByHash(hash, now);
   if (!found) return undefined;
   const renewed = found.session.expiresAt - now < SESSION_TTL_MS - EXTEND_AFTER_MS;
-  if (renewed) await store.extendSession(hash, now + SESSION_TTL_MS);
-  return { user: found.user, renewed };
+  if (!renewed) return { user: found.user, renewed };
+  // Best effort: a read must keep working while the database cannot take writes (locked, disk full).
+  const extended = await store.extendSession(hash, now + SESSION_TTL_MS).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof DatabaseUnavailableError) return false;
+      throw err;
+    },
+  );
+  return { user: found.user, renewed: extended };
 }
 
 /** The user of a live session token, extending the session when due; undefined otherwise. */

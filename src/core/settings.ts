@@ -89,7 +89,8 @@ export function joinSchemaFor(p: ProjectRow): typeof joinBody {
 
 /** True when a join body's honeypot field was filled in (bots fill every field they see). */
 export function honeypotFilled(p: ProjectRow, body: object): boolean {
-  if (!p.honeypotField) return false;
+  // Only a field actually sent counts: `body.valueOf` would otherwise read Object.prototype's.
+  if (!p.honeypotField || !Object.hasOwn(body, p.honeypotField)) return false;
   const v = (body as Record<string, unknown>)[p.honeypotField];
   if (v === undefined || v === null || v === false) return false;
   return typeof v === 'string' ? v.trim() !== '' : true;

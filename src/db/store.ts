@@ -203,6 +203,12 @@ export interface Store {
   ): Promise<EntryRow | undefined>;
   stats(projectId: string, sinceDay: number): Promise<StatsRows>;
 
+  /**
+   * Throws unless the database takes a write now (a read-only file, a full disk, a standby server):
+   * checked at start-up; cheap enough for a readiness probe. Errors carry a message for operators.
+   */
+  checkWritable(): Promise<void>;
+
   // sign-up surface (src/db/surface.ts documents these)
   /** The named server-wide secret; created with `make()` by whichever instance asks first. */
   serverSecret(name: string, make: () => string): Promise<string>;

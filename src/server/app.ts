@@ -5,6 +5,7 @@ import { onError, onNoMatch } from './http.js';
 import { openapiRoutes } from './openapi/index.js';
 import { accessLog } from './log.js';
 import { apiGuard, baseHeaders, requireSession } from './middleware.js';
+import { checkParams } from './params.js';
 import { authRoutes } from './routes/auth.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
@@ -26,6 +27,7 @@ export function createApp(deps: Deps): Polka<Req> {
   const app = polka<Req>({ onError: onError as never, onNoMatch });
   app.use(baseHeaders);
   if (deps.options.logRequests) app.use(accessLog);
+  app.use(checkParams);
   app.use(apiGuard(deps));
   healthRoutes(app, deps);
   openapiRoutes(app, deps);

@@ -5,6 +5,7 @@ import type { KeyVerifier } from '../core/keys.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import type { Mailer } from '../core/mailer.js';
 import type { Trust } from './client-ip.js';
+import type { HostPolicy } from './hosts.js';
 import type { AuthLimiter, JoinLimiter, RateLimitOptions } from './ratelimit.js';
 import type { ReadinessCheck } from './readiness.js';
 
@@ -24,8 +25,13 @@ export interface ServerOptions extends RateLimitOptions {
   /** Seconds allowed to receive a request's headers / the whole request. */
   headersTimeoutSec?: number;
   requestTimeoutSec?: number;
-  /** Base URL of every link the server sends out (emails); default: the URL it listens on. */
+  /**
+   * The server's public base URL (--public-url / WAITLIST_PUBLIC_URL): the base of every link the server
+   * sends out (emails; default: the URL it listens on), and its host and origin are accepted on /api.
+   */
   publicUrl?: string;
+  /** Extra Host names accepted on /api (--allowed-hosts / WAITLIST_ALLOWED_HOSTS): `name` or `name:port`. */
+  allowedHosts?: string[] | undefined;
   /** Events layer: SMTP server (smtp[s]://user:pass@host:port), sender, and webhooks to private addresses. */
   smtpUrl?: string;
   mailFrom?: string;
@@ -40,6 +46,8 @@ export interface Deps {
   trust: Trust | null;
   joinLimiter: JoinLimiter | null;
   authLimiter: AuthLimiter | null;
+  /** Host names accepted on /api (DNS-rebinding guard); absent = any. */
+  hosts?: HostPolicy;
   /** Delivers the outbox (webhooks, emails) after commit. */
   dispatcher: Dispatcher;
   /** null when the server has no SMTP (--smtp-url). */

@@ -18,16 +18,17 @@ const TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
 };
 
-// Spreadsheet apps run cells starting with these as formulas; a leading ' keeps free-text cells as
-// text. Emails and ids are left exact (a valid `+tag@x.com` must export unchanged; it cannot call a function).
+// CSV injection (OWASP "CSV Injection"): spreadsheet apps run a cell that starts with = + - @ tab or
+// CR as a formula. Every field, emails and ids included, gets a leading ' when it starts with one of
+// these, and every cell is quoted, so a separator inside a value (`x;=cmd|…`) never starts a new cell
+// in an app that splits on `;`. The ' shows in the cell: an email `+tag@x.com` exports as `'+tag@x.com`.
 const FORMULA_START = /^[=+\-@\t\r]/;
-const EXACT = new Set(['entryId', 'email', 'createdAt', 'updatedAt', 'ip', 'country', 'status', 'position', 'referralCode',
-  'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt']);
-const csvCell = (column: string, v: unknown) => {
+export const csvCell = (v: unknown): string => {
   if (v === null || v === undefined) return '';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return !EXACT.has(column) && FORMULA_START.test(s) ? `'${s}` : s;
+  return FORMULA_START.test(s) ? `'${s}` : s;
 };
+const CSV_OPTIONS = { quoted: true, quoted_empty: true } as const;
 
 const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
 
@@ -77,13 +78,14 @@ function formatter(format: ExportFormat, fieldKeys: readonly string[]) {
     case 'csv':
       return {
         // One column per custom field (the project's current definitions), `fields.<key>`.
-        head: stringify([[...CSV_COLUMNS, ...fieldKeys.map((k) => `fields.${k}`)]]),
+        head: stringify([[...CSV_COLUMNS, ...fieldKeys.map((k) => `fields.${k}`)]], CSV_OPTIONS),
         row: (r: ExportRow) => {
           const e = toEntry(r, r.position ?? null) as unknown as Record<string, unknown>;
           const answers = e.fields as Record<string, unknown>;
-          return stringify([
-            [...CSV_COLUMNS.map((c) => csvCell(c, e[c])), ...fieldKeys.map((k) => csvCell(`fields.${k}`, Object.hasOwn(answers, k) ? answers[k] : null))],
-          ]);
+          return stringify(
+            [[...CSV_COLUMNS.map((c) => csvCell(e[c])), ...fieldKeys.map((k) => csvCell(Object.hasOwn(answers, k) ? answers[k] : null))]],
+            CSV_OPTIONS,
+          );
         },
         tail: '',
       };

@@ -6,8 +6,9 @@ import { LIMITS } from '../contract/schemas.js';
 import { AppError, unavailable } from '../core/errors.js';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
-import { describeError } from './log.js';
+import { clean, describeError } from './log.js';
 import { logUnavailable } from './outage-log.js';
+import { lonePaths } from './params.js';
 
 export { AppError };
 
@@ -84,19 +85,40 @@ export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes)
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (e: Error) => {
+    const onError = (e: Error & { code?: string }) => {
       cleanup();
-      reject(e);
+      // The client went away mid-body (Node reports "aborted", ECONNRESET): not a server error.
+      reject(e.code === 'ECONNRESET' || req.destroyed ? new ClientGoneError() : e);
+    };
+    // Closed before 'end' (possibly before these listeners were attached): the client is gone.
+    const onClose = () => {
+      if (req.complete) return;
+      cleanup();
+      reject(new ClientGoneError());
     };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
+    if (req.destroyed && !req.complete) {
+      reject(new ClientGoneError());
+      return;
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
+}
+
+/** The client closed the connection before sending its whole body. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client closed the connection before sending the whole body');
+    this.name = 'ClientGoneError';
+  }
 }
 
 const tooLarge = (limit: number) =>
@@ -131,6 +153,9 @@ export function validateBody<S extends z.ZodType>(value: unknown, schema: S, rea
   // Text columns cannot hold NUL (PostgreSQL refuses it); nested values are stored as escaped JSON.
   const nul = Object.entries(value).filter(([, v]) => typeof v === 'string' && v.includes('\0'));
   if (nul.length) throw validationFailed(nul.map(([k]) => ({ path: k, message: 'Must not contain NUL characters' })));
+  // A lone surrogate cannot be encoded as UTF-8: it would be stored as U+FFFD or as invalid bytes.
+  const lone = lonePaths(value);
+  if (lone.length) throw validationFailed([...new Set(lone)].map((path) => ({ path, message: 'Must not contain unpaired UTF-16 surrogates' })));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationFailed(zodIssues(parsed.error, readOnly));
   return parsed.data;
@@ -145,6 +170,12 @@ export function parseQuery<S extends z.ZodType>(req: Req, schema: S): z.output<S
 
 /** Polka's onError: AppError → its envelope; anything else → logged, generic 500. */
 export function onError(err: unknown, req: Req, res: ServerResponse): void {
+  if (err instanceof ClientGoneError) {
+    // Routine on the internet: one info line, no stack, nobody to answer.
+    console.log(`[${req.id ?? '-'}] ${req.method} ${clean(req.path ?? '')}: ${err.message}`);
+    res.destroy();
+    return;
+  }
   if (res.headersSent) {
     if (!(err instanceof AppError)) console.error(`[${req.id ?? '-'}] error after response started: ${describeError(err)}`);
     res.destroy();

@@ -14,7 +14,7 @@ const flush = () => {
 
 // Control characters would let a crafted path forge log lines.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a log line must not carry
-const clean = (s: string) => s.replace(/[\x00-\x1f\x7f]/g, '?').slice(0, 300);
+export const clean = (s: string) => s.replace(/[\x00-\x1f\x7f]/g, '?').slice(0, 300);
 
 /** Access log: `time id METHOD /path status ms` on stdout, once the response is done or aborted. */
 export function accessLog(req: Req, res: ServerResponse, next: NextHandler) {

@@ -38,13 +38,21 @@ export function setSessionCookie(req: Req, res: ServerResponse, deps: Deps, toke
 /** Guards /api: no cross-origin calls, JSON bodies only, and loads the session (never fails on it). */
 export function apiGuard(deps: Deps) {
   return async (req: Req, res: ServerResponse, next: NextHandler) => {
-    if (!req.path.startsWith('/api/') && req.path !== '/api') return next();
+    // Routing ignores case (`/API/auth/login` reaches the login route), so this test must too.
+    const path = req.path.toLowerCase();
+    if (!path.startsWith('/api/') && path !== '/api') return next();
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    // DNS rebinding: a page whose name now points here sends a matching Host and Origin; only the
+    // names this server is configured to answer to are accepted (src/server/hosts.ts).
+    if (deps.hosts && !deps.hosts.allows(req.headers.host)) {
+      throw new AppError('forbidden', 'This server does not answer to that Host name; add it with --public-url or --allowed-hosts');
+    }
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      const own = `${isHttps(req, deps.trust) ? 'https' : 'http'}://${req.headers.host ?? ''}`;
-      if (origin.toLowerCase() !== own.toLowerCase()) {
+      const own = `${isHttps(req, deps.trust) ? 'https' : 'http'}://${req.headers.host ?? ''}`.toLowerCase();
+      const o = origin.toLowerCase();
+      if (o !== own && o !== deps.hosts?.publicOrigin) {
         throw new AppError('forbidden', 'Cross-origin requests to the management API are not allowed');
       }
     }

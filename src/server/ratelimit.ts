@@ -4,13 +4,15 @@
 //   login   per email+IP: a few consecutive failures are free, then each failure blocks that pair for
 //           1 s, 2 s, 4 s … up to a cap; a success resets it. Per IP: failed logins per window.
 //   signup  accounts created (or attempted) per IP per hour
-//   key     join keys with a known id but a wrong secret, per IP (each costs a bcrypt comparison)
+//   key     join keys with a known id but a wrong secret, per IP (each costs a bcrypt comparison);
+//           counted before the comparison runs, given back when the secret was right
 // A 429 carries Retry-After and the RateLimit-Policy / RateLimit headers (IETF draft syntax).
 import { isIP } from 'node:net';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from '../db/store.js';
 import { sha256 } from '../core/crypto.js';
 import { AppError } from '../core/errors.js';
+import type { BcryptGuard } from '../core/keys.js';
 
 export interface RateLimitOptions {
   /** Joins allowed per client IP per project per window. */
@@ -116,17 +118,25 @@ export class AuthLimiter {
     this.badKeys = store.rateLimiter({ keyPrefix: 'bad-key', points: BAD_KEY_LIMIT, duration: BAD_KEY_WINDOW_SEC });
   }
 
-  /** Guards the join key's bcrypt comparison: 429 once an IP sent too many wrong secrets. */
-  keyGuard(ip: string) {
+  /**
+   * Guards the join key's bcrypt comparison: each check is counted as a failure BEFORE it runs (so a
+   * burst cannot slip extra checks past the count) and given back when the key turns out right;
+   * 429 once an IP has no wrong secrets left.
+   */
+  keyGuard(ip: string): BcryptGuard {
+    const key = limitKey(ip);
     return {
+      client: key,
       before: async () => {
-        const r = await this.badKeys.get(limitKey(ip));
-        if (r && r.consumedPoints >= BAD_KEY_LIMIT) {
-          throw limited('Too many invalid API keys from this address', 'bad-key', BAD_KEY_LIMIT, BAD_KEY_WINDOW_SEC, r.msBeforeNext);
+        try {
+          await this.badKeys.consume(key);
+        } catch (e) {
+          if (!(e instanceof RateLimiterRes)) throw e;
+          throw limited('Too many invalid API keys from this address', 'bad-key', BAD_KEY_LIMIT, BAD_KEY_WINDOW_SEC, e.msBeforeNext);
         }
       },
-      failed: async () => {
-        await this.badKeys.consume(limitKey(ip)).catch(() => undefined);
+      succeeded: async () => {
+        await this.badKeys.reward(key, 1).catch(() => undefined);
       },
     };
   }

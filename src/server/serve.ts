@@ -1,7 +1,7 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStore, type DbConfig } from '../db/index.js';
+import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
 import { Dispatcher, type DispatcherOptions } from '../core/dispatcher.js';
@@ -10,6 +10,8 @@ import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
 import { compileTrust } from './client-ip.js';
 import { AuthLimiter, JoinLimiter } from './ratelimit.js';
+import { HostPolicy } from './hosts.js';
+import { lockDatabase } from '../db/sqlite/lock.js';
 
 export interface ServeConfig extends ServerOptions, DbConfig {
   port: number;
@@ -29,7 +31,17 @@ export interface RunningServer {
 
 /** Starts the server; resolves once it listens. */
 export async function startServer(config: ServeConfig): Promise<RunningServer> {
-  const store = await openStore(config);
+  const hosts = new HostPolicy({ publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
+  // One SQLite file, one server: limits and the join batcher live in this process's memory.
+  const lock = config.databaseUrl ? undefined : await lockDatabase(config.file);
+  let store: Store;
+  try {
+    store = await openStore(config);
+    await store.checkWritable();
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const mailer = config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom || 'waitlist@localhost' }) : null;
   const dispatchOpts: DispatcherOptions = {
     mailer,
@@ -40,6 +52,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   };
   const dispatcher = new Dispatcher(store, dispatchOpts);
   const deps = {
+    hosts,
     dispatcher,
     mailer,
     publicBaseUrl: () => dispatchOpts.publicUrl,
@@ -79,6 +92,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     server.listen(config.port, config.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  hosts.bind();
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   dispatchOpts.publicUrl = (config.publicUrl ?? `http://${host}:${addr.port}`).replace(/\/+$/, '');
   dispatcher.start(); // delivers what a previous run left undelivered, too
@@ -103,6 +117,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
         await dispatcher.stop();
         mailer?.close();
         await store.close();
+        lock?.release();
       })();
       return closing;
     },

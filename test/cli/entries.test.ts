@@ -117,7 +117,7 @@ describe('entry export', () => {
     const csv = await cli(['entry', 'export', '--project', 'entries', '--format', 'csv'], as());
     const rows = csv.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe(
-      'entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt,status,position,referralCode,referredBy,referrals,confirmedAt,invitedAt,acceptedAt',
+      '"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt","status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',
     );
     expect(rows).toHaveLength(total() + 1);
 
@@ -130,7 +130,7 @@ describe('entry export', () => {
       ['a.json', ['--format', 'json'], (s: string) => expect(JSON.parse(s)).toHaveLength(total())],
       ['b.ndjson', [], (s: string) => expect(s.trimEnd().split('\n').map((l) => JSON.parse(l))).toHaveLength(total())],
       ['c.csv', [], (s: string) => expect(s.trimEnd().split('\n')).toHaveLength(total() + 1)],
-      ['d.txt', ['--format', 'csv', '--search', 'sub-2'], (s: string) => expect(s.startsWith('entryId,email')).toBe(true)],
+      ['d.txt', ['--format', 'csv', '--search', 'sub-2'], (s: string) => expect(s.startsWith('"entryId","email"')).toBe(true)],
     ] as const) {
       const path = join(dir, file);
       const r = await cli(['entry', 'export', '--project', 'entries', '--output', path, ...args], as());

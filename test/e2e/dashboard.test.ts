@@ -191,8 +191,8 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     const csv = readFileSync((await download.path())!, 'utf8');
     const lines = csv.trim().split('\n');
     expect(lines[0]).toBe(
-      'entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt,status,position,referralCode,referredBy,referrals,confirmedAt,invitedAt,acceptedAt',
-    );
+      '"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt","status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',
+    ); // every cell quoted (docs/security.md)
     expect(lines).toHaveLength(5);
     expect(csv).toContain('ada@example.com');
     expect(csv).not.toContain('grace@example.com');
@@ -214,7 +214,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     for (let daysAgo = 28; daysAgo >= 1; daysAgo--) {
       const n = 1 + Math.floor((28 - daysAgo) / 5) + (daysAgo % 3 === 0 ? 1 : 0);
       for (let k = 0; k < n; k++) {
-        const r = await postJoin(srv.url, slug, key, { email: `d${daysAgo}-${k}@example.com`, source: ['hero-form', 'footer', 'newsletter'][k % 3] });
+        const r = await postJoin(srv.url, slug, key, {
+          email: `d${daysAgo}-${k}@example.com`,
+          source: ['hero-form', 'footer', 'newsletter'][k % 3],
+        });
         expect(r.status).toBe(201);
         joined.push([r.body.data.entryId, daysAgo]);
       }
@@ -258,7 +261,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
       await other.getByText("You're on the list!").waitFor();
       await other.getByLabel('Email').fill('from-landing@example.com');
       await other.getByRole('button', { name: 'Join the waitlist' }).click();
-      await other.getByRole('status').filter({ hasText: /already/i }).waitFor();
+      await other
+        .getByRole('status')
+        .filter({ hasText: /already/i })
+        .waitFor();
       // A refused field shows the server's per-field words, not a bare "Validation failed".
       await other.getByLabel('Email').fill('long-name@example.com');
       await other.getByLabel('Name').fill('x'.repeat(201));

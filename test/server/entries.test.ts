@@ -294,13 +294,13 @@ describe('export', () => {
     expect(emails).toEqual(['percent@example.com']);
   });
 
-  it('csv: free-text cells starting like a formula are quoted with \', emails stay exact', async () => {
+  it('csv: every field starting like a formula gets a leading \', emails included (OWASP)', async () => {
     const F = await projectWithKey(owner, 'Formula export');
     expect((await postJoin(srv.url, F.slug, F.key, { email: '+tag@example.com', name: '=HYPERLINK("x")', source: '@home' })).status).toBe(201);
     const r = await owner.get(`/api/project/${F.projectId}/waitlist/export?format=csv`);
     const [header, row] = parseCsv(r.text);
     const col = (name: string) => header!.indexOf(name);
-    expect(row![col('email')]).toBe('+tag@example.com');
+    expect(row![col('email')]).toBe(`'+tag@example.com`);
     expect(row![col('name')]).toBe(`'=HYPERLINK("x")`);
     expect(row![col('source')]).toBe(`'@home`);
   });

@@ -77,13 +77,14 @@ describe('envelope', () => {
 });
 
 describe.skipIf(DIALECT !== 'sqlite')('500', () => {
-  it('a database failure → 500 internal with a generic message, no SQL or stack; the server recovers', async () => {
+  it('a locked database → 503 service_unavailable with Retry-After and a generic message, no SQL or stack; the server recovers', async () => {
     const db = new Database(srv.dbFile);
     try {
       db.pragma('busy_timeout = 0');
-      db.exec('BEGIN IMMEDIATE'); // hold the write lock past the server's busy timeout
+      db.exec('BEGIN IMMEDIATE'); // hold the write lock past the server's retry budget
       const r = await owner.post('/api/project', { name: 'Locked out' });
-      fails(r, 500, 'internal');
+      fails(r, 503, 'service_unavailable'); // issue 10 #2: a lock is not a server bug
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(r.text).not.toMatch(/SQLITE|locked|INSERT|projects|\bat \S+:\d+/i);
       db.exec('ROLLBACK');
     } finally {

@@ -3,7 +3,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
 import { bearer, createKey, dbQuery } from '../helpers/lifecycle.js';
-import { cleanup, Client, DIALECT, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import {
+  cleanup,
+  Client,
+  DIALECT,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type TestServer,
+} from '../helpers/server.js';
 
 let server: TestServer;
 let admin: Client;
@@ -74,7 +84,15 @@ describe('join, statuses and positions', () => {
     expect(b.position).toBe(2);
     expect(b.referralCode).not.toBe(a.referralCode);
     const e = await entry(p.projectId, b.entryId);
-    expect(e).toMatchObject({ status: 'waiting', position: 2, referredBy: null, referrals: 0, confirmedAt: null, invitedAt: null, acceptedAt: null });
+    expect(e).toMatchObject({
+      status: 'waiting',
+      position: 2,
+      referredBy: null,
+      referrals: 0,
+      confirmedAt: null,
+      invitedAt: null,
+      acceptedAt: null,
+    });
     // nothing secret is stored in the clear
     const rows = await dbQuery(server, 'SELECT * FROM entries WHERE id = ?', [b.entryId]);
     expect(JSON.stringify(rows)).not.toContain(b.statusToken);
@@ -102,7 +120,7 @@ describe('join, statuses and positions', () => {
     expect(stats.referred).toBe(1);
     // deleting the referred entry takes the referral back; deleting moves everyone behind up
     ok(await admin.del(`/api/project/${p.projectId}/waitlist/${f.entryId}`));
-    expect((await entry(p.projectId, es[4].entryId))).toMatchObject({ referrals: 0, position: 5 });
+    expect(await entry(p.projectId, es[4].entryId)).toMatchObject({ referrals: 0, position: 5 });
     ok(await admin.del(`/api/project/${p.projectId}/waitlist/${es[0].entryId}`));
     expect((await entry(p.projectId, es[4].entryId)).position).toBe(4);
     // a boost change re-keys existing referrers
@@ -125,10 +143,16 @@ describe('join, statuses and positions', () => {
     expect(waiting.items[0].position).toBe(1);
     const exp = await admin.get(`/api/project/${p.projectId}/waitlist/export?format=json`);
     const rows = JSON.parse(exp.text);
-    expect(rows.find((r: { entryId: string }) => r.entryId === a.entryId)).toMatchObject({ status: 'invited', position: null, referrals: 0 });
+    expect(rows.find((r: { entryId: string }) => r.entryId === a.entryId)).toMatchObject({
+      status: 'invited',
+      position: null,
+      referrals: 0,
+    });
     expect(rows.find((r: { entryId: string }) => r.entryId !== a.entryId).position).toBe(1);
     const csv = await admin.get(`/api/project/${p.projectId}/waitlist/export?format=csv`);
-    expect(csv.text.split('\n')[0]).toContain('status,position,referralCode,referredBy,referrals,confirmedAt,invitedAt,acceptedAt');
+    expect(csv.text.split('\n')[0]).toContain(
+      '"status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',
+    );
   });
 });
 
@@ -168,7 +192,9 @@ describe('subscriber self-service', () => {
     const rows = await dbQuery(server, 'SELECT * FROM entries WHERE id = ? OR email = ?', [me.entryId, email]);
     expect(rows).toEqual([]);
     // nor in the outbox: events keep only the id; no email row names the address
-    const evs = await dbQuery<{ type: string; payload: string }>(server, 'SELECT type, payload FROM events WHERE payload LIKE ?', [`%${me.entryId}%`]);
+    const evs = await dbQuery<{ type: string; payload: string }>(server, 'SELECT type, payload FROM events WHERE payload LIKE ?', [
+      `%${me.entryId}%`,
+    ]);
     // (events no webhook wants are deleted once fanned out, so they may already be gone)
     for (const e of evs) expect(['entry.created', 'entry.deleted']).toContain(e.type);
     for (const e of evs) {
@@ -218,7 +244,13 @@ describe('double opt-in', () => {
       inviteUrl: null,
       pendingPurgeDays: 7,
     });
-    for (const bad of [{ referralBoost: 1001 }, { referralBoost: 1.5 }, { inviteTtlDays: 0 }, { referralUrl: 'https://x.example/' }, { inviteUrl: 'ftp://x/{code}' }]) {
+    for (const bad of [
+      { referralBoost: 1001 },
+      { referralBoost: 1.5 },
+      { inviteTtlDays: 0 },
+      { referralUrl: 'https://x.example/' },
+      { inviteUrl: 'ftp://x/{code}' },
+    ]) {
       fails(await admin.put(`/api/project/${p.projectId}/settings`, bad), 400, 'validation_failed');
     }
   });
@@ -249,7 +281,7 @@ describe('invites', () => {
     fails(await c.get(`/v1/waitlist/${p.slug}/invites/${encodeURIComponent(code)}`, bearer(p.secret)), 409, 'invite_used');
     fails(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: 'unknown' }, bearer(p.secret)), 404, 'not_found');
     fails(await c.get(`/v1/waitlist/${p.slug}/invites/unknown`, bearer(p.secret)), 404, 'not_found');
-    expect((await entry(p.projectId, es[0].entryId))).toMatchObject({ status: 'accepted', position: null });
+    expect(await entry(p.projectId, es[0].entryId)).toMatchObject({ status: 'accepted', position: null });
     // re-inviting renews the code; accepted entries cannot be invited
     const again = ok(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: [es[1].entryId] }));
     fails(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: inv.invited[1].inviteCode }, bearer(p.secret)), 404, 'not_found');

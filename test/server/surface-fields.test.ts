@@ -113,10 +113,11 @@ describe('join with fields', () => {
     const csv = await owner.get(`/api/project/${P.projectId}/waitlist/export?format=csv`);
     const [head, ...lines] = csv.text.trim().split('\n');
     // The entry's columns (the lifecycle's among them), then one per custom field.
-    expect(head!.startsWith('entryId,email,name,source,metadata,ip,country,userAgent,createdAt,updatedAt,')).toBe(true);
-    expect(head!.endsWith(',acceptedAt,fields.company,fields.seats,fields.role,fields.beta')).toBe(true);
+    // Every cell is quoted (docs/security.md, CSV export).
+    expect(head!.startsWith('"entryId","email","name","source","metadata","ip","country","userAgent","createdAt","updatedAt",')).toBe(true);
+    expect(head!.endsWith(',"acceptedAt","fields.company","fields.seats","fields.role","fields.beta"')).toBe(true);
     const f2 = lines.find((l) => l.includes('f2@example.com'))!;
-    expect(f2.endsWith(",'=cmd(),3,,")).toBe(true);
+    expect(f2.endsWith(`,"'=cmd()","3","",""`)).toBe(true);
     // Drop `seats`, make `role` required with other options: stored entries still read as they were.
     ok(await settings({ fields: [FIELDS[0], { key: 'role', label: 'Role', type: 'select', required: true, options: ['x'] }] }));
     const list = ok(await owner.get(`/api/project/${P.projectId}/waitlist`));

@@ -7,6 +7,12 @@ const FORCE_EXIT_MS = 15_000;
 export async function runServe(config: ServeConfig): Promise<void> {
   const running = await startServer(config);
   process.stdout.write(`waitlist listening on ${running.url}\n`);
+  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
+    process.stderr.write(
+      'Note: /api answers to IP addresses and localhost only; to reach it by a domain name, ' +
+        'add --public-url https://<name> or --allowed-hosts <name> (docs/security.md).\n',
+    );
+  }
   if (!running.hasUsers) {
     // On stderr: stdout carries exactly one line with the URL, for scripts that read it. The command is
     // the one that works in the user's shell (`node bin/waitlist.js` after `npm start`, not `waitlist`).

@@ -36,6 +36,16 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
+/** --allowed-hosts / WAITLIST_ALLOWED_HOSTS: comma list of `name` or `name:port`. */
+async function allowedHostsArg(v: string | undefined): Promise<string[] | undefined> {
+  if (v === undefined || v.trim() === '') return undefined;
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const { splitHost } = await import('../../server/hosts.js'); // lazy: --help loads no server code
+  const bad = list.filter((h) => !splitHost(h));
+  if (bad.length) throw new CliError(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`, EXIT.usage);
+  return list;
+}
+
 /** The events layer's serve options (SMTP, public URL, private webhooks, retry schedule), checked. */
 function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: string; allowPrivateWebhooks?: boolean }) {
   const out: { publicUrl?: string; smtpUrl?: string; mailFrom?: string; allowPrivateWebhooks: boolean; retrySchedule?: number[] } = {
@@ -92,7 +102,7 @@ export function registerServe(program: Command) {
     .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
     .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
     .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
-    .addOption(new Option('--public-url <url>', 'base URL of every link the server sends (emails); default the URL it listens on (env WAITLIST_PUBLIC_URL)').default(process.env.WAITLIST_PUBLIC_URL))
+    .addOption(new Option('--public-url <url>', 'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api (env WAITLIST_PUBLIC_URL)').default(process.env.WAITLIST_PUBLIC_URL))
     .addOption(new Option('--smtp-url <url>', 'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)').default(process.env.WAITLIST_SMTP_URL))
     .addOption(new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM))
     .option('--allow-private-webhooks', 'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)', envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'))
@@ -105,6 +115,11 @@ export function registerServe(program: Command) {
     .addOption(
       new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
         env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
+      ),
+    )
+    .addOption(
+      new Option('--allowed-hosts <hosts>', 'comma list of extra Host names accepted on /api, `name` or `name:port` (env WAITLIST_ALLOWED_HOSTS)').default(
+        process.env.WAITLIST_ALLOWED_HOSTS || undefined,
       ),
     )
     .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
@@ -144,6 +159,7 @@ Examples:
       requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
       logRequests: Boolean(opts.logRequests),
       ...eventOptions(opts),
+      allowedHosts: await allowedHostsArg(opts.allowedHosts),
     });
   });
 }

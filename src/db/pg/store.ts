@@ -1,6 +1,7 @@
 // PostgreSQL implementation of the Store (node-postgres + drizzle), for several instances sharing one
 // database. Everything that must hold across instances lives in the database: unique indexes settle
 // duplicate joins, sessions and key revocation are read on every request.
+import { fold } from '../fold.js';
 import { and, asc, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
@@ -382,10 +383,15 @@ class PgStore implements Store {
   private entryFilter(projectId: string, search?: string): SQL {
     const live = and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
     if (!search) return live;
-    const pattern = `%${escapeLike(search.toLowerCase())}%`;
+    // The search fold (src/db/fold.ts). PostgreSQL's lower() also folds İ to i: the first LIKE (the
+    // one the trigram index answers) does the same, the second tells İ apart as SQLite does.
+    const folded = fold(search);
+    const pattern = `%${escapeLike(folded.replaceAll('İ', 'i'))}%`;
+    const exact = `%${escapeLike(folded.replaceAll('İ', '\u0001'))}%`;
     return and(
       live,
-      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`,
+      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR (lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\'
+        AND lower(replace(${s.entries.name}, 'İ', chr(1))) LIKE ${exact} ESCAPE '\\'))`,
     )!;
   }
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
@@ -507,6 +513,15 @@ class PgStore implements Store {
         ? []
         : await this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset);
     return { rows: rows as T[], total };
+  }
+
+  async checkWritable(): Promise<void> {
+    const r = await this.pool.query<{ ro: boolean }>(
+      `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS ro`,
+    );
+    if (r.rows[0]?.ro) {
+      throw new Error('The PostgreSQL database is read-only (a standby, or default_transaction_read_only is on): point --database-url at the primary.');
+    }
   }
 
   async close() {

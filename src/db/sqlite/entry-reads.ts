@@ -7,6 +7,7 @@
 //   the narrow entries_search table (trigrams cannot answer them). Both: case-insensitive substring of
 //   email or name, `%` and `_` literal.
 import type Database from 'better-sqlite3';
+import { foldChar, unfold } from '../fold.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
@@ -57,14 +58,13 @@ export type Needle = { kind: 'fts'; phrase: string } | { kind: 'like'; patterns:
 export function needleOf(search: string): Needle {
   const chars = [...search];
   if (chars.length >= 3) return { kind: 'fts', phrase: `"${search.replaceAll('"', '""')}"` };
-  // SQLite's LIKE folds ASCII case only: spell out the case variants of other letters.
+  // SQLite's LIKE folds ASCII case only: spell out every non-ASCII character with the same fold
+  // (src/db/fold.ts), e.g. é/É, and K (Kelvin sign) for k.
   let variants = [''];
   for (const c of chars) {
-    const forms = new Set([c]);
-    if (c.charCodeAt(0) > 127) {
-      for (const f of [c.toLowerCase(), c.toUpperCase()]) if ([...f].length === 1) forms.add(f);
-    }
-    variants = variants.flatMap((v) => [...forms].map((f) => v + f));
+    const f = foldChar(c);
+    const forms = new Set([c, f, ...unfold(f)].filter((x) => x.charCodeAt(0) > 127 || x === c));
+    variants = variants.flatMap((v) => [...forms].map((x) => v + x));
   }
   return { kind: 'like', patterns: variants.map((v) => `%${escapeLike(v)}%`) };
 }

@@ -2,7 +2,10 @@
 // so the durability and locking choices are read in one place.
 import type Database from 'better-sqlite3';
 
-/** WAL, durability first (FULL: a commit is fsynced before the 201 goes out), FKs, waits on locks. */
+/**
+ * WAL, durability first (FULL: a commit is fsynced before the 201 goes out), FKs. The busy timeout
+ * covers opening and migrating; the server's store then sets it to 0 (see src/db/sqlite/busy.ts).
+ */
 export function applyPragmas(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

@@ -30,6 +30,8 @@ import { EntryReads } from './entry-reads.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
+import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
+import { DatabaseUnavailableError } from '../errors.js';
 import * as s from './schema.js';
 import { SqliteSurface, withFields } from './surface.js';
 import { sqliteUnavailable } from './unavailable.js';
@@ -49,7 +51,25 @@ export function openSqliteStore(file: string): Store {
   applyPragmas(sqlite);
   const db = drizzle(sqlite, { schema: s });
   migrate(db, { migrationsFolder: MIGRATIONS });
-  return new SqliteStore(sqlite, db);
+  // From here on a lock barely blocks the event loop: a statement waits at most 20 ms, then the store's
+  // methods retry on timers (busy.ts). (The lifecycle and events sub-stores are not wrapped yet: they
+  // get the 20 ms wait only.)
+  sqlite.pragma('busy_timeout = 20');
+  return retrying(new SqliteStore(sqlite, db, file));
+}
+
+// Methods that manage their own retries (insertEntry's batch) or touch no database.
+const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'ping']);
+
+/** The store with every database call retried while locked, and storage failures turned into 503s. */
+function retrying(store: SqliteStore): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function' || typeof prop !== 'string' || DIRECT.has(prop)) return v;
+      return (...args: unknown[]) => withRetry(() => v.apply(target, args));
+    },
+  });
 }
 
 class SqliteStore implements Store {
@@ -70,6 +90,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
+    private readonly file: string,
   ) {
     this.reads = new EntryReads(sqlite);
     this.surface = new SqliteSurface(sqlite);
@@ -102,11 +123,17 @@ class SqliteStore implements Store {
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
       return out;
     });
-    this.joins = new Batcher((batch) => {
-      const results = this.insertBatch.immediate(batch);
-      if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
-      return results;
-    });
+    // A lock held by another process: the whole batch is retried on timers (busy.ts), never row by
+    // row; locked too long, full or read-only: every join of the batch gets 503 at once.
+    this.joins = new Batcher(
+      (batch) =>
+        withRetry(() => {
+          const results = this.insertBatch.immediate(batch);
+          if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
+          return results;
+        }),
+      { fatal: (err) => (isUnavailable(err) || err instanceof DatabaseUnavailableError ? translate(err) : undefined) },
+    );
   }
 
   // ---- users ----
@@ -269,6 +296,20 @@ class SqliteStore implements Store {
   outboxWritten() {
     this.wroteOutbox = false;
     for (const l of this.outboxListeners) l();
+  }
+
+  /** Throws a clear Error unless a write can be committed now (start-up check; cheap enough for a readiness probe). */
+  async checkWritable(): Promise<void> {
+    try {
+      this.sqlite
+        .prepare(`INSERT INTO search_state (k, v) VALUES ('write_check', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`)
+        .run(Date.now() % 1_000_000_000);
+    } catch (err) {
+      if (isBusy(err)) throw err; // retried by the wrapper, then 503
+      const e = err as Error & { code?: string };
+      throw new Error(`The SQLite database ${this.file} is not writable (${e.code ?? e.name}: ${e.message}). ` +
+        'Check the file and its directory: permissions, free disk space, a read-only mount.');
+    }
   }
 
   private entryFilter(projectId: string): SQL {
