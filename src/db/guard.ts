@@ -5,8 +5,14 @@ import type { DatabaseUnavailableError } from './errors.js';
 
 export type Classifier = (err: unknown) => DatabaseUnavailableError | undefined;
 
-/** The same object, with each method's rejection passed through `classify` (unclassified errors unchanged). */
-export function guardUnavailable<T extends object>(target: T, classify: Classifier): T {
+/** Sub-stores a Store exposes as properties (`store.lifecycle.confirm(…)`): guarded like the Store itself. */
+export const SUB_STORES: readonly PropertyKey[] = ['lifecycle', 'events'];
+
+/**
+ * The same object, with each method's rejection (or synchronous throw) passed through `classify`
+ * (unclassified errors unchanged). Objects held in the properties named by `nested` are guarded too.
+ */
+export function guardUnavailable<T extends object>(target: T, classify: Classifier, nested: readonly PropertyKey[] = []): T {
   const rethrow = (err: unknown): never => {
     throw classify(err) ?? err;
   };
@@ -14,6 +20,10 @@ export function guardUnavailable<T extends object>(target: T, classify: Classifi
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value: unknown = Reflect.get(obj, prop, receiver);
+      if (value !== null && typeof value === 'object' && nested.includes(prop)) {
+        if (!wrapped.has(prop)) wrapped.set(prop, guardUnavailable(value, classify));
+        return wrapped.get(prop);
+      }
       if (typeof value !== 'function' || prop === 'constructor') return value;
       let fn = wrapped.get(prop);
       if (!fn) {

@@ -78,7 +78,7 @@ describe.skipIf(!ONLINE)('npm pack + npx waitlist serve', () => {
 
   beforeAll(async () => {
     // The files a clean checkout has that the build needs; node_modules shared by a link.
-    for (const f of ['package.json', 'tsconfig.json', 'vite.config.ts', 'README.md', 'LICENSE', 'src', 'web', 'bin', 'migrations']) {
+    for (const f of ['package.json', 'tsconfig.json', 'vite.config.ts', 'README.md', 'LICENSE', 'src', 'web', 'bin', 'migrations', 'scripts', 'widget']) {
       cpSync(join(ROOT, f), join(stage, f), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');

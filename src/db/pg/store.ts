@@ -30,7 +30,7 @@ import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
-import { guardUnavailable } from '../guard.js';
+import { guardUnavailable, SUB_STORES } from '../guard.js';
 import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
 import { pgUnavailable } from './unavailable.js';
 
@@ -81,7 +81,7 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
   // invite batch) that loses its server between two queries would emit an unhandled 'error' and end the
   // process. Every client gets a listener of its own; the query in flight still fails and answers 503.
   pool.on('connect', (client) => client.on('error', logPoolError));
-  return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable);
+  return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable, SUB_STORES);
 }
 
 const first = <T>(rows: T[]): T | undefined => rows[0];

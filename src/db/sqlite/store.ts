@@ -32,6 +32,7 @@ import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
+import { guardUnavailable, SUB_STORES } from '../guard.js';
 import * as s from './schema.js';
 import { SqliteSurface, withFields } from './surface.js';
 import { sqliteUnavailable } from './unavailable.js';
@@ -63,9 +64,20 @@ const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'p
 
 /** The store with every database call retried while locked, and storage failures turned into 503s. */
 function retrying(store: SqliteStore): Store {
+  const subs = new Map<PropertyKey, unknown>();
+  const guarded = (prop: PropertyKey, v: unknown) => {
+    if (!subs.has(prop)) subs.set(prop, guardUnavailable(v as object, (err) => {
+      const t = translate(err);
+      return t instanceof DatabaseUnavailableError ? t : undefined;
+    }));
+    return subs.get(prop);
+  };
   return new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
+      // Sub-stores (lifecycle, events) keep their synchronous methods synchronous (some run inside other
+      // transactions): storage errors become 503s there, without the timer retries.
+      if (SUB_STORES.includes(prop)) return guarded(prop, v);
       if (typeof v !== 'function' || typeof prop !== 'string' || DIRECT.has(prop)) return v;
       return (...args: unknown[]) => withRetry(() => v.apply(target, args));
     },
