@@ -272,6 +272,40 @@ describe('real responses match the document', () => {
     const notRun = CONTRACT_OPERATIONS.filter((id) => !opIds.has(id) || !succeeded.has(opIds.get(id)!));
     expect(notRun).toEqual([]);
   });
+
+  it('invites, checked and redeemed (a server with SMTP): the invite schemas against real answers', async () => {
+    // Port 9 refuses: the invite emails fail in the background; the routes only need SMTP configured.
+    const mailing = await startApp({ smtpUrl: 'smtp://127.0.0.1:9' });
+    try {
+      const c = new Client(mailing.url);
+      const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+        const r = await c.req(method, path, body, headers);
+        conforms(method, path, r);
+        return r;
+      };
+      await c.req('POST', '/api/auth/signup', { email: 'inv@example.com', password: 'correct horse' });
+      const p = (await c.req('POST', '/api/project', { name: 'Invites' })).body.data;
+      const pub = (await c.req('POST', `/api/project/${p.projectId}/apikey`, { name: 'site' })).body.data;
+      const secret = (await c.req('POST', `/api/project/${p.projectId}/apikey`, { name: 'backend', kind: 'secret' })).body.data;
+      expect((await postJoin(mailing.url, p.slug, pub.key, { email: 'first@example.com' })).status).toBe(201);
+      const inv = await call('POST', `/api/project/${p.projectId}/invites`, { count: 1 });
+      expect(inv.status).toBe(200);
+      const code = inv.body.data.invited[0].inviteCode as string;
+      const bearer = { authorization: `Bearer ${secret.key}` };
+      expect((await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, bearer)).status).toBe(200);
+      await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, { ...bearer, origin: 'https://a.example' }); // 403
+      expect((await call('POST', `/v1/waitlist/${p.slug}/invites/redeem`, { code }, bearer)).status).toBe(200);
+      expect((await call('POST', `/v1/waitlist/${p.slug}/invites/redeem`, { code }, bearer)).status).toBe(409); // invite_used
+      await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, bearer);
+    } finally {
+      await mailing.stop();
+    }
+    for (const id of ['checkInvite', 'redeemInvite']) {
+      const r = ROUTES.find((x) => x.id === id)!;
+      const template = r.path.replace(/:(\w+)/g, '{$1}');
+      expect(checked.has(`${r.method.toUpperCase()} ${template} 200`), id).toBe(true);
+    }
+  });
 });
 
 describe('GET /docs', () => {
