@@ -8,6 +8,27 @@ import { lifecycleSettingsShape } from './settings-lifecycle.js';
 import { surfaceSettingsShape } from './settings-surface.js';
 import { ERROR_STATUS, type ErrorCode } from './types.js';
 import type { ProjectSettings } from './schemas.js';
+import {
+  EMAIL_TEMPLATES,
+  EVENT_TYPES,
+  type Delivery,
+  type EmailLogItem,
+  type RenderedEmail,
+  type Templates,
+  type Webhook,
+  type WebhookCreated,
+} from './events.js';
+import {
+  ENTRY_STATUSES,
+  type InviteCheck,
+  type InvitePreview,
+  type InviteResult,
+  type LeaderboardEntry,
+  type PublicEntry,
+  type PublicLeader,
+  type RedeemResult,
+} from './lifecycle.js';
+import { FIELD_TYPES, type FieldDefinition } from './settings-surface.js';
 
 const iso = z.iso.datetime({ offset: false }).describe('ISO-8601 UTC time');
 const isoOrNull = iso.nullable();
@@ -54,7 +75,7 @@ export const createdApiKeySchema = apiKeySchema
   .extend({ key: z.string().describe('The full key: shown in this response only, never again') })
   .meta({ id: 'CreatedApiKey' });
 
-const entryStatus = z.enum(['pending', 'waiting', 'invited', 'accepted']);
+const entryStatus = z.enum(ENTRY_STATUSES);
 
 export const entrySchema = z
   .object({
@@ -111,6 +132,159 @@ export const statsSchema = z
   })
   .meta({ id: 'Stats' });
 
+// ---- events layer: webhooks, deliveries, the email log, templates ----
+
+export const webhookSchema = z
+  .object({
+    webhookId: z.string(),
+    url: z.string(),
+    events: z.array(z.enum(EVENT_TYPES)),
+    enabled: z.boolean(),
+    createdAt: iso,
+    updatedAt: iso,
+  })
+  .meta({ id: 'Webhook' });
+
+export const webhookCreatedSchema = webhookSchema
+  .extend({ secret: z.string().describe('The `whsec_…` signing secret: shown in this response only, never again') })
+  .meta({ id: 'WebhookCreated' });
+
+const deliveryStatus = z.enum(['pending', 'delivered', 'failed']);
+const attemptFields = {
+  status: deliveryStatus,
+  attempts: count,
+  lastStatusCode: z.int().nullable().describe('HTTP status (or SMTP code) of the last attempt'),
+  lastError: z.string().nullable(),
+  nextAttemptAt: isoOrNull.describe('When the next retry is due; null once delivered or given up'),
+  createdAt: iso,
+  updatedAt: iso,
+};
+
+export const deliverySchema = z
+  .object({
+    deliveryId: z.string(),
+    eventId: z.string(),
+    type: z.string().describe('The event type, or `ping` for a test'),
+    ...attemptFields,
+  })
+  .meta({ id: 'Delivery' });
+
+export const emailLogItemSchema = z
+  .object({ emailId: z.string(), template: z.string(), to: z.string(), ...attemptFields })
+  .meta({ id: 'EmailLogItem' });
+
+const templateViewSchema = z
+  .object({
+    subject: z.string(),
+    text: z.string(),
+    html: z.string(),
+    custom: z.boolean().describe('true when the project changed any part of it'),
+  })
+  .meta({ id: 'TemplateView' });
+
+export const templatesSchema = z
+  .object(
+    Object.fromEntries(EMAIL_TEMPLATES.map((n) => [n, templateViewSchema])) as Record<
+      (typeof EMAIL_TEMPLATES)[number],
+      typeof templateViewSchema
+    >,
+  )
+  .meta({ id: 'Templates' });
+
+export const renderedEmailSchema = z.object({ subject: z.string(), text: z.string(), html: z.string() }).meta({ id: 'RenderedEmail' });
+
+// ---- lifecycle layer: subscriber views, invites, leaderboards ----
+
+export const publicStatusSchema = z
+  .object({
+    email: z.string(),
+    name: z.string().nullable(),
+    status: entryStatus,
+    position: z.int().min(1).nullable().describe('1-based rank in the queue while waiting, else null'),
+    total: count.describe('Entries in the queue'),
+    referralCode: z.string(),
+    referralUrl: z.string(),
+    referrals: count,
+  })
+  .meta({ id: 'PublicStatus' });
+
+export const leftSchema = z.object({ entryId: id('ent') }).meta({ id: 'LeaveResult' });
+
+const invitedEntrySchema = z.object({ entryId: id('ent'), email: z.string(), inviteCode: z.string(), expiresAt: iso });
+export const inviteResultSchema = z.object({ invited: z.array(invitedEntrySchema) }).meta({ id: 'InviteResult' });
+export const invitePreviewSchema = z
+  .object({
+    invited: z.array(z.object({ entryId: id('ent'), email: z.string(), position: z.int().min(1).nullable() })),
+    dryRun: z.literal(true),
+  })
+  .meta({ id: 'InvitePreview' });
+
+export const redeemResultSchema = z
+  .object({
+    entryId: id('ent'),
+    email: z.string(),
+    name: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    status: z.literal('accepted'),
+  })
+  .meta({ id: 'RedeemResult' });
+
+export const inviteCheckSchema = z
+  .object({ entryId: id('ent'), email: z.string(), status: entryStatus, expiresAt: isoOrNull })
+  .meta({ id: 'InviteCheck' });
+
+export const publicLeaderSchema = z
+  .object({ rank: z.int().min(1), name: z.string().describe('The name, or the email masked'), referrals: count })
+  .meta({ id: 'PublicLeader' });
+
+export const leaderboardEntrySchema = entrySchema.extend({ rank: z.int().min(1) }).meta({ id: 'LeaderboardEntry' });
+
+// ---- sign-up surface: challenge, form, import ----
+
+export const challengeSchema = z
+  .object({
+    algorithm: z.literal('SHA-256'),
+    challenge: z.string(),
+    maxnumber: z.int().min(1),
+    salt: z.string(),
+    signature: z.string(),
+  })
+  .meta({ id: 'Challenge', description: 'An ALTCHA proof-of-work challenge; send the solved payload as the join body’s `altcha`' });
+
+export const fieldDefinitionSchema = z
+  .object({
+    key: z.string(),
+    label: z.string(),
+    type: z.enum(FIELD_TYPES),
+    required: z.boolean(),
+    options: z.array(z.string()).optional().describe('The choices of a `select`'),
+  })
+  .meta({ id: 'FieldDefinition' });
+
+export const publicFormSchema = z
+  .object({
+    name: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    fields: z.array(fieldDefinitionSchema),
+    captcha: z.enum(['off', 'pow']),
+  })
+  .meta({ id: 'PublicForm' });
+
+export const importResultSchema = z
+  .object({
+    imported: count,
+    duplicates: count,
+    invalid: z
+      .array(z.object({ line: z.int().min(1), message: z.string() }))
+      .max(100)
+      .describe('The first 100 bad rows'),
+    invalidCount: count.describe('How many rows were bad in all'),
+    dryRun: z.boolean(),
+    dateFormat: z.enum(['dmy', 'mdy']).nullable().describe('The order slash dates were read in (null: none, or not settled)'),
+  })
+  .meta({ id: 'ImportResult' });
+
 // Every field of the settings shapes is optional in a PUT body; GET answers each one with its value.
 type RequiredShape<S extends z.ZodRawShape> = { [K in keyof S]: S[K] extends z.ZodOptional<infer I> ? I : S[K] };
 const requiredShape = <S extends z.ZodRawShape>(shape: S) =>
@@ -153,8 +327,8 @@ export const errorEnvelopeSchema = z
   .meta({ id: 'Error' });
 
 // ---- the schemas above and the types code uses must describe the same JSON ----
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const agree = <T extends true>(): T => true as T;
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const agree = <T extends true>(): T => true as T;
 agree<Same<z.output<typeof userSchema>, User>>();
 agree<Same<z.output<typeof authStatusSchema>, AuthStatus>>();
 agree<Same<z.output<typeof projectSchema>, Project>>();
@@ -164,3 +338,19 @@ agree<Same<z.output<typeof entrySchema>, Entry>>();
 agree<Same<z.output<typeof joinResultSchema>, JoinResult>>();
 agree<Same<z.output<typeof statsSchema>, Stats>>();
 agree<Same<z.output<typeof projectSettingsSchema>, ProjectSettings>>();
+agree<Same<z.output<typeof webhookSchema>, Webhook>>();
+agree<Same<z.output<typeof webhookCreatedSchema>, WebhookCreated>>();
+agree<Same<z.output<typeof deliverySchema>, Delivery>>();
+agree<Same<z.output<typeof emailLogItemSchema>, EmailLogItem>>();
+agree<Same<z.output<typeof templatesSchema>, Templates>>();
+agree<Same<z.output<typeof renderedEmailSchema>, RenderedEmail>>();
+agree<Same<z.output<typeof publicStatusSchema>, PublicEntry>>();
+agree<Same<z.output<typeof inviteResultSchema>, InviteResult>>();
+agree<Same<z.output<typeof invitePreviewSchema>, InvitePreview>>();
+agree<Same<z.output<typeof redeemResultSchema>, RedeemResult>>();
+agree<Same<z.output<typeof inviteCheckSchema>, InviteCheck>>();
+agree<Same<z.output<typeof publicLeaderSchema>, PublicLeader>>();
+agree<Same<z.output<typeof leaderboardEntrySchema>, LeaderboardEntry>>();
+agree<Same<z.output<typeof fieldDefinitionSchema>, FieldDefinition>>();
+// importResultSchema and challengeSchema describe types of the server's core (the contract may not import
+// it): they are checked in src/server/openapi/routes.ts.

@@ -41,12 +41,34 @@ const CONTRACT_OPERATIONS = [
   'updateEntry',
   'deleteEntry',
   'getStats',
+  // lifecycle, events and sign-up surface
+  'getStatus',
+  'leave',
+  'publicLeaderboard',
+  'getLeaderboard',
+  'inviteEntries',
+  'getTemplates',
+  'updateTemplates',
+  'previewTemplate',
+  'listEmails',
+  'listWebhooks',
+  'createWebhook',
+  'getWebhook',
+  'updateWebhook',
+  'replaceWebhook',
+  'deleteWebhook',
+  'listDeliveries',
+  'retryDelivery',
+  'testWebhook',
+  'getChallenge',
+  'getForm',
+  'importEntries',
 ];
 let server: InProcessServer;
 let doc: Json;
 
 beforeAll(async () => {
-  server = await startApp();
+  server = await startApp({ allowPrivateWebhooks: true }); // the tour's webhook points at 127.0.0.1
   const r = await fetch(`${server.url}/openapi.json`);
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
@@ -179,7 +201,60 @@ describe('real responses match the document', () => {
     await call('GET', `/api/project/${p.projectId}/stats`);
     for (const format of ['json', 'ndjson', 'csv']) await call('GET', `/api/project/${p.projectId}/waitlist/export?format=${format}`);
     await call('GET', `/api/project/${p.projectId}/waitlist/export?format=xml`); // 400
-    await call('DELETE', `/api/project/${p.projectId}/waitlist/${entryId}`);
+
+    // The lifecycle, events and sign-up surface routes: their documented schemas against real answers.
+    const pid = p.projectId;
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+    await call('GET', `/api/project/${pid}/waitlist?status=waiting&sort=position`);
+    await call('GET', `/api/project/${pid}/waitlist?sort=oldest`); // 400
+    await call('GET', `/v1/waitlist/${p.slug}/form`, undefined, bearer(k.key));
+    await call('GET', `/v1/waitlist/${p.slug}/challenge`, undefined, bearer(k.key));
+    await call('GET', `/v1/waitlist/${p.slug}/form`, undefined, bearer('wl_bogus')); // 401
+    const token = joined.body.data.statusToken as string;
+    expect(token).toBeTruthy();
+    await call('GET', `/v1/waitlist/${p.slug}/status?token=${encodeURIComponent(token)}`);
+    await call('GET', `/v1/waitlist/${p.slug}/status?token=nope`); // 404
+    await call('POST', `/v1/waitlist/${p.slug}/confirm`, { token: 'nope' }); // 404
+    await call('GET', `/v1/waitlist/${p.slug}/leaderboard`, undefined, bearer(k.key)); // 404 while off
+    await call('PUT', `/api/project/${pid}/settings`, { publicLeaderboard: true });
+    await call('GET', `/v1/waitlist/${p.slug}/leaderboard`, undefined, bearer(k.key));
+    await call('GET', `/api/project/${pid}/leaderboard`);
+    await call('POST', `/api/project/${pid}/invites`, { count: 1, dryRun: true });
+    await call('POST', `/api/project/${pid}/invites`, { count: 1 }); // 409 smtp_not_configured (no SMTP here)
+    await call('POST', `/api/project/${pid}/invites`, { count: 1, entryIds: [entryId] }); // 400
+    const secret = (await call('POST', `/api/project/${pid}/apikey`, { name: 'backend', kind: 'secret' })).body.data;
+    await call('GET', `/v1/waitlist/${p.slug}/invites/nope`, undefined, bearer(secret.key)); // 404
+    await call('GET', `/v1/waitlist/${p.slug}/invites/nope`, undefined, bearer(k.key)); // 403 publishable
+    await call('POST', `/v1/waitlist/${p.slug}/invites/redeem`, { code: 'nope' }, bearer(secret.key)); // 404
+    await call('GET', `/api/project/${pid}/templates`);
+    await call('PUT', `/api/project/${pid}/templates`, { welcome: { subject: 'Welcome to {{projectName}}' }, invite: null });
+    await call('PUT', `/api/project/${pid}/templates`, { nope: {} }); // 400
+    await call('POST', `/api/project/${pid}/templates/preview`, { template: 'welcome' });
+    await call('GET', `/api/project/${pid}/emails`);
+    const hook = (await call('POST', `/api/project/${pid}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['entry.created'] })).body
+      .data;
+    expect(hook.secret).toMatch(/^whsec_/);
+    await call('GET', `/api/project/${pid}/webhooks`);
+    await call('GET', `/api/project/${pid}/webhooks/${hook.webhookId}`);
+    await call('PATCH', `/api/project/${pid}/webhooks/${hook.webhookId}`, { enabled: false });
+    await call('PUT', `/api/project/${pid}/webhooks/${hook.webhookId}`, { enabled: true });
+    const ping = (await call('POST', `/api/project/${pid}/webhooks/${hook.webhookId}/test`)).body.data;
+    await call('GET', `/api/project/${pid}/webhooks/${hook.webhookId}/deliveries`);
+    await call('POST', `/api/project/${pid}/webhooks/${hook.webhookId}/deliveries/${ping.deliveryId}/retry`);
+    await call('GET', `/api/project/${pid}/webhooks/whk_missing`); // 404
+    await call('DELETE', `/api/project/${pid}/webhooks/${hook.webhookId}`);
+    await call('POST', `/api/project/${pid}/import?dryRun=true`, 'email,name\nimp@example.com,Imp\nnot-an-email,X\n', {
+      'content-type': 'text/csv',
+    });
+    await call('POST', `/api/project/${pid}/import?format=ndjson`, '{"email":"imp2@example.com"}\n', {
+      'content-type': 'application/x-ndjson',
+    });
+    await call('POST', `/api/project/${pid}/import`, 'x', { 'content-type': 'image/png' }); // 415
+    await call('POST', `/v1/waitlist/${p.slug}/leave`, { token });
+    await call('POST', `/v1/waitlist/${p.slug}/leave`, { token }); // 404: erased
+    await call('DELETE', `/api/project/${p.projectId}/waitlist/${entryId}`); // 404: the subscriber left
+    const other = (await postJoin(server.url, p.slug, k.key, { email: 'other@example.com' })).body.data.entryId;
+    await call('DELETE', `/api/project/${p.projectId}/waitlist/${other}`);
     await call('DELETE', `/api/project/${p.projectId}/apikey/${k.keyId}`);
     await call('POST', '/api/project', 'not json'); // 400 invalid_json
     await call('POST', '/api/project', { name: 'x' }, { origin: 'https://evil.example' }); // 403
@@ -196,6 +271,40 @@ describe('real responses match the document', () => {
       for (const [m, op] of Object.entries(item as Json)) opIds.set((op as Json).operationId, `${m.toUpperCase()} ${t}`);
     const notRun = CONTRACT_OPERATIONS.filter((id) => !opIds.has(id) || !succeeded.has(opIds.get(id)!));
     expect(notRun).toEqual([]);
+  });
+
+  it('invites, checked and redeemed (a server with SMTP): the invite schemas against real answers', async () => {
+    // Port 9 refuses: the invite emails fail in the background; the routes only need SMTP configured.
+    const mailing = await startApp({ smtpUrl: 'smtp://127.0.0.1:9' });
+    try {
+      const c = new Client(mailing.url);
+      const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+        const r = await c.req(method, path, body, headers);
+        conforms(method, path, r);
+        return r;
+      };
+      await c.req('POST', '/api/auth/signup', { email: 'inv@example.com', password: 'correct horse' });
+      const p = (await c.req('POST', '/api/project', { name: 'Invites' })).body.data;
+      const pub = (await c.req('POST', `/api/project/${p.projectId}/apikey`, { name: 'site' })).body.data;
+      const secret = (await c.req('POST', `/api/project/${p.projectId}/apikey`, { name: 'backend', kind: 'secret' })).body.data;
+      expect((await postJoin(mailing.url, p.slug, pub.key, { email: 'first@example.com' })).status).toBe(201);
+      const inv = await call('POST', `/api/project/${p.projectId}/invites`, { count: 1 });
+      expect(inv.status).toBe(200);
+      const code = inv.body.data.invited[0].inviteCode as string;
+      const bearer = { authorization: `Bearer ${secret.key}` };
+      expect((await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, bearer)).status).toBe(200);
+      await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, { ...bearer, origin: 'https://a.example' }); // 403
+      expect((await call('POST', `/v1/waitlist/${p.slug}/invites/redeem`, { code }, bearer)).status).toBe(200);
+      expect((await call('POST', `/v1/waitlist/${p.slug}/invites/redeem`, { code }, bearer)).status).toBe(409); // invite_used
+      await call('GET', `/v1/waitlist/${p.slug}/invites/${code}`, undefined, bearer);
+    } finally {
+      await mailing.stop();
+    }
+    for (const id of ['checkInvite', 'redeemInvite']) {
+      const r = ROUTES.find((x) => x.id === id)!;
+      const template = r.path.replace(/:(\w+)/g, '{$1}');
+      expect(checked.has(`${r.method.toUpperCase()} ${template} 200`), id).toBe(true);
+    }
   });
 });
 

@@ -2,7 +2,8 @@
 // zod 4's own JSON Schema output (z.toJSONSchema: OpenAPI 3.1 schemas are JSON Schema 2020-12). Named
 // schemas (`.meta({ id })`) become components; everything else is inlined. Built once, on first request.
 import { z } from 'zod';
-import { LIMITS, EXPORT_FORMATS, metadataSchema } from '../../contract/schemas.js';
+import { ENTRY_STATUSES } from '../../contract/lifecycle.js';
+import { LIMITS, EXPORT_FORMATS, createKeyBody, joinBody, metadataSchema } from '../../contract/schemas.js';
 import { errorEnvelopeSchema, successEnvelope } from '../../contract/responses.js';
 import { ERROR_STATUS, type ErrorCode } from '../../contract/types.js';
 import { SESSION_COOKIE } from '../../contract/wire.js';
@@ -25,6 +26,11 @@ const QUERY_PARAMS: Record<string, { schema: Json; description: string }> = {
     description: 'Case-insensitive substring of the email or the name (`%` and `_` match literally)',
   },
   format: { schema: { type: 'string', enum: [...EXPORT_FORMATS], default: 'json' }, description: 'Export format' },
+  status: { schema: { type: 'string', enum: [...ENTRY_STATUSES] }, description: 'Only entries with this status' },
+  sort: {
+    schema: { type: 'string', enum: ['newest', 'position'], default: 'newest' },
+    description: '`newest` first, or by queue `position` (waiting entries first, in order)',
+  },
 };
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -37,6 +43,21 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   if (js.format === 'date-time' || js.format === 'date' || js.format === 'email') delete js.pattern;
   if (js.maximum === MAX_SAFE) delete js.maximum;
   if (js.minimum === -MAX_SAFE) delete js.minimum;
+  if (ctx.zodSchema === joinBody.shape.fields) {
+    Object.assign(js, {
+      type: 'object',
+      description: 'Answers to the project’s custom fields (its `fields` setting), by field key',
+    });
+  }
+  if (ctx.zodSchema === joinBody.shape.altcha)
+    js.description = 'The solved proof-of-work challenge (GET …/challenge), when the project asks for one';
+  if (ctx.zodSchema === joinBody.shape.ref) js.description = 'A referral code of the same project (an unknown one is ignored)';
+  if (ctx.zodSchema === createKeyBody.shape.kind) {
+    Object.assign(js, {
+      default: 'publishable',
+      description: '`publishable` (joins and the public reads only; safe in a page) or `secret` (also the server-to-server invite routes)',
+    });
+  }
   if (ctx.zodSchema === metadataSchema) {
     Object.assign(js, {
       type: 'object',
@@ -109,11 +130,12 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
   }));
   if (r.query) {
     for (const [name, field] of Object.entries(r.query.shape)) {
-      const known = QUERY_PARAMS[name];
+      const known = r.queryText?.[name] ?? QUERY_PARAMS[name];
+      const required = !(field as z.ZodType).safeParse(undefined).success;
       parameters.push({
         name,
         in: 'query',
-        required: false,
+        required,
         ...(known
           ? { description: known.description, schema: known.schema }
           : { schema: schemaOf(field as z.ZodType, 'input', components) }),
@@ -121,7 +143,17 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
     }
   }
   if (parameters.length) op.parameters = parameters;
-  if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input', components) } } };
+  if (r.body) {
+    const schema = schemaOf(r.body, 'input', components);
+    const content: Json = { 'application/json': { schema } };
+    if (r.formPost) content['application/x-www-form-urlencoded'] = { schema: { type: 'object', description: r.formPost.description } };
+    op.requestBody = { required: true, content };
+  }
+  if (r.rawBody) {
+    const content: Json = {};
+    for (const [type, schema] of Object.entries(r.rawBody.content)) content[type] = { schema };
+    op.requestBody = { required: true, description: r.rawBody.description, content };
+  }
 
   const responses: Json = {};
   const description = r.ok.description ?? 'Success';
@@ -133,6 +165,12 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
   } else {
     const envelope = successEnvelope(r.ok.data ?? z.unknown());
     responses[r.ok.status] = { description, content: { 'application/json': { schema: schemaOf(envelope, 'output', components) } } };
+  }
+  if (r.formPost) {
+    responses[303] = {
+      description: 'A form post’s answer: to the redirectUrl or the hosted page, with the outcome in the query',
+      headers: { Location: { schema: { type: 'string' } } },
+    };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(r)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);

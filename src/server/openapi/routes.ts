@@ -47,7 +47,38 @@ import {
   statsSchema,
   userSchema,
 } from '../../contract/responses.js';
+import {
+  agree,
+  type Same,
+  challengeSchema,
+  deliverySchema,
+  emailLogItemSchema,
+  importResultSchema,
+  inviteCheckSchema,
+  invitePreviewSchema,
+  inviteResultSchema,
+  leaderboardEntrySchema,
+  leftSchema,
+  publicFormSchema,
+  publicLeaderSchema,
+  publicStatusSchema,
+  redeemResultSchema,
+  renderedEmailSchema,
+  templatesSchema,
+  webhookCreatedSchema,
+  webhookSchema,
+} from '../../contract/responses.js';
+import { createWebhookBody, previewTemplateBody, putTemplatesBody, updateWebhookBody } from '../../contract/events.js';
+import { inviteBody, redeemBody, tokenBody } from '../../contract/lifecycle.js';
 import type { ErrorCode } from '../../contract/types.js';
+import type { AltchaChallenge } from '../../core/captcha.js';
+import type { ImportResult } from '../../core/import/run.js';
+import { importQuery } from '../routes/import.js';
+import { tokenQuery } from '../routes/subscriber.js';
+
+// Response schemas of types the contract cannot import (they live in the server's core): checked here.
+agree<Same<z.output<typeof importResultSchema>, ImportResult>>();
+agree<Same<z.output<typeof challengeSchema>, AltchaChallenge>>();
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'options' | 'head' | 'patch';
 
@@ -65,8 +96,14 @@ export interface ApiRoute {
   auth: 'session' | 'apiKey' | 'none';
   /** The JSON request body schema. */
   body?: z.ZodType;
+  /** A request body that is not JSON (e.g. an upload): media type → JSON Schema. */
+  rawBody?: { content: Record<string, Record<string, unknown>>; description: string };
+  /** The route also takes a plain HTML form post (application/x-www-form-urlencoded), answered with a 303. */
+  formPost?: { description: string };
   /** The query schema (an object whose keys are the parameters). */
   query?: z.ZodObject;
+  /** Per-route description of query parameters (overrides QUERY_PARAMS in document.ts for this route). */
+  queryText?: Record<string, { schema: Record<string, unknown>; description: string; required?: boolean }>;
   ok: {
     status: number;
     /** `data` of the success envelope; omitted: any JSON (its shape not described here yet). */
@@ -159,6 +196,11 @@ export const ROUTES: ApiRoute[] = [
     auth: 'apiKey',
     body: joinBody,
     ok: { status: 201, data: joinResultSchema },
+    formPost: {
+      description:
+        'A plain HTML <form> post: the join body’s fields as form fields (custom fields as `fields.<key>`, the key in a ' +
+        '`key` field or the Authorization header); answered with 303 to the redirectUrl or the hosted page, success or not.',
+    },
     errors: ['not_found', 'forbidden', 'email_taken', 'rate_limited'],
   },
 
@@ -298,7 +340,7 @@ export const ROUTES: ApiRoute[] = [
     auth: 'session',
     body: projectSettingsBody,
     ok: { status: 200, data: projectSettingsSchema },
-    errors: PROJECT,
+    errors: [...PROJECT, 'smtp_not_configured'],
   },
 
   // ---- api keys ----
@@ -429,7 +471,7 @@ export const ROUTES: ApiRoute[] = [
     errors: PROJECT,
   },
 
-  // ---- lifecycle and events (merged from main; response shapes in docs/lifecycle.md and docs/events.md) ----
+  // ---- lifecycle and events (docs/lifecycle.md and docs/events.md) ----
   {
     method: 'options',
     path: '/v1/waitlist/:slug/status',
@@ -473,8 +515,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'A subscriber’s status and position (`?token=` from the join)',
     auth: 'none',
-    ok: { status: 200 },
-    errors: ['not_found', 'rate_limited'],
+    query: tokenQuery,
+    ok: { status: 200, data: publicStatusSchema },
+    errors: ['validation_failed', 'not_found', 'rate_limited'],
   },
   {
     method: 'post',
@@ -483,8 +526,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'Confirm a pending email (`{token}`)',
     auth: 'none',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found', 'rate_limited'],
+    body: tokenBody,
+    ok: { status: 200, data: publicStatusSchema },
+    errors: ['not_found', 'rate_limited'],
   },
   {
     method: 'post',
@@ -493,8 +537,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'Leave the waitlist (`{token}`): the entry is erased',
     auth: 'none',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found', 'rate_limited'],
+    body: tokenBody,
+    ok: { status: 200, data: leftSchema },
+    errors: ['not_found', 'rate_limited'],
   },
   {
     method: 'get',
@@ -503,7 +548,7 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'Top referrers, masked (404 while publicLeaderboard is off)',
     auth: 'apiKey',
-    ok: { status: 200 },
+    ok: { status: 200, data: z.array(publicLeaderSchema).max(10) },
     errors: ['not_found', 'forbidden', 'rate_limited'],
   },
   {
@@ -513,8 +558,10 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'Redeem an invite code (secret key)',
     auth: 'apiKey',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found', 'forbidden', 'invite_used', 'invite_expired'],
+    description: 'Server-to-server: a publishable key, or a secret key sent with an Origin header, answers 403 `forbidden`.',
+    body: redeemBody,
+    ok: { status: 200, data: redeemResultSchema },
+    errors: ['not_found', 'forbidden', 'invite_used', 'invite_expired', 'rate_limited'],
   },
   {
     method: 'get',
@@ -523,8 +570,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Subscribers',
     summary: 'Check an invite code (secret key)',
     auth: 'apiKey',
-    ok: { status: 200 },
-    errors: ['not_found', 'forbidden', 'invite_used', 'invite_expired'],
+    description: 'Server-to-server: a publishable key, or a secret key sent with an Origin header, answers 403 `forbidden`.',
+    ok: { status: 200, data: inviteCheckSchema },
+    errors: ['not_found', 'forbidden', 'invite_used', 'invite_expired', 'rate_limited'],
   },
   {
     method: 'post',
@@ -533,8 +581,11 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Launch',
     summary: 'Invite the next N waiting entries or the given ones (`dryRun` previews)',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found', 'smtp_not_configured'],
+    description:
+      'Give either `count` (the next N waiting entries by position) or `entryIds`. With `dryRun` the answer lists who would be invited (InvitePreview) and nothing is written. Answers 409 `smtp_not_configured` when the server has no SMTP to send the invites.',
+    body: inviteBody,
+    ok: { status: 200, data: z.union([inviteResultSchema, invitePreviewSchema]) },
+    errors: [...PROJECT, 'smtp_not_configured'],
   },
   {
     method: 'get',
@@ -543,8 +594,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Launch',
     summary: 'Top referrers with their full entries',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: z.array(leaderboardEntrySchema).max(100) },
+    errors: PROJECT,
   },
   {
     method: 'get',
@@ -553,8 +604,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Email',
     summary: 'The project’s email templates',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: templatesSchema },
+    errors: PROJECT,
   },
   {
     method: 'put',
@@ -563,8 +614,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Email',
     summary: 'Change email templates (only those given; null = default)',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    body: putTemplatesBody,
+    ok: { status: 200, data: templatesSchema },
+    errors: PROJECT,
   },
   {
     method: 'post',
@@ -573,8 +625,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Email',
     summary: 'Render a template with sample variables (saves nothing)',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    body: previewTemplateBody,
+    ok: { status: 200, data: renderedEmailSchema },
+    errors: PROJECT,
   },
   {
     method: 'get',
@@ -583,8 +636,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Email',
     summary: 'The email log',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    query: pageQuery,
+    ok: { status: 200, data: pageSchema(emailLogItemSchema) },
+    errors: ['validation_failed', ...PROJECT],
   },
   {
     method: 'get',
@@ -593,8 +647,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'List webhooks',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    query: pageQuery,
+    ok: { status: 200, data: pageSchema(webhookSchema) },
+    errors: ['validation_failed', ...PROJECT],
   },
   {
     method: 'post',
@@ -603,8 +658,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Create a webhook (its whsec_ secret is in this response only)',
     auth: 'session',
-    ok: { status: 201 },
-    errors: ['validation_failed', 'not_found'],
+    body: createWebhookBody,
+    ok: { status: 201, data: webhookCreatedSchema },
+    errors: PROJECT,
   },
   {
     method: 'get',
@@ -613,8 +669,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Get a webhook',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: webhookSchema },
+    errors: PROJECT,
   },
   {
     method: 'patch',
@@ -623,8 +679,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Change a webhook (PUT does the same)',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    body: updateWebhookBody,
+    ok: { status: 200, data: webhookSchema },
+    errors: PROJECT,
   },
   {
     method: 'put',
@@ -633,8 +690,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Change a webhook (as PATCH)',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    body: updateWebhookBody,
+    ok: { status: 200, data: webhookSchema },
+    errors: PROJECT,
   },
   {
     method: 'delete',
@@ -643,8 +701,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Delete a webhook',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: deleted(webhookSchema) },
+    errors: PROJECT,
   },
   {
     method: 'get',
@@ -653,8 +711,9 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'The delivery log of a webhook',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found'],
+    query: pageQuery,
+    ok: { status: 200, data: pageSchema(deliverySchema) },
+    errors: ['validation_failed', ...PROJECT],
   },
   {
     method: 'post',
@@ -663,8 +722,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Retry a delivery now',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: deliverySchema },
+    errors: PROJECT,
   },
   {
     method: 'post',
@@ -673,10 +732,10 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Webhooks',
     summary: 'Send a test ping',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['not_found'],
+    ok: { status: 200, data: deliverySchema },
+    errors: PROJECT,
   },
-  // ---- sign-up surface (merged from main; response shapes in docs/signup.md) ----
+  // ---- sign-up surface (docs/signup.md) ----
   {
     method: 'options',
     path: '/v1/waitlist/:slug/challenge',
@@ -702,8 +761,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Sign-up surface',
     summary: 'A proof-of-work challenge for the join (when the project asks for one)',
     auth: 'apiKey',
-    ok: { status: 200 },
-    errors: ['not_found', 'rate_limited'],
+    ok: { status: 200, data: challengeSchema },
+    errors: ['not_found', 'forbidden', 'rate_limited'],
   },
   {
     method: 'get',
@@ -712,8 +771,8 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Sign-up surface',
     summary: 'The join form’s description: custom fields and settings for a widget',
     auth: 'apiKey',
-    ok: { status: 200 },
-    errors: ['not_found', 'rate_limited'],
+    ok: { status: 200, data: publicFormSchema },
+    errors: ['not_found', 'forbidden', 'rate_limited'],
   },
   {
     method: 'post',
@@ -722,7 +781,26 @@ export const ROUTES: ApiRoute[] = [
     tag: 'Entries',
     summary: 'Import entries from a CSV or NDJSON upload',
     auth: 'session',
-    ok: { status: 200 },
-    errors: ['validation_failed', 'not_found', 'payload_too_large', 'unsupported_media_type'],
+    query: importQuery,
+    queryText: {
+      format: {
+        schema: { type: 'string', enum: ['csv', 'ndjson'] },
+        description: 'The file’s format; default: from the Content-Type (json → ndjson, else csv)',
+      },
+      dryRun: { schema: { type: 'boolean', default: false }, description: 'Check the file and count, write nothing' },
+      dateFormat: {
+        schema: { type: 'string', enum: ['auto', 'dmy', 'mdy'], default: 'auto' },
+        description: 'How to read slash dates (`01/02/2024`)',
+      },
+    },
+    rawBody: {
+      description: 'The file itself as the body (not multipart): CSV with a header row, or NDJSON (one object per line)',
+      content: {
+        'text/csv': { type: 'string' },
+        'application/x-ndjson': { type: 'string' },
+      },
+    },
+    ok: { status: 200, data: importResultSchema },
+    errors: ['validation_failed', ...PROJECT, 'payload_too_large', 'unsupported_media_type'],
   },
 ];

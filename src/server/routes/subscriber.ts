@@ -19,7 +19,7 @@ import type { Deps, Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
 import { baseUrl, keyForProject, limitSelf, notFoundProject, PUBLIC_CORS, selfLimiter, setHeaders } from '../lifecycle-http.js';
 
-const tokenQuery = z.object({
+export const tokenQuery = z.object({
   token: z.string('token is required').trim().min(1, 'token is required').max(200, 'token is too long'),
 });
 
