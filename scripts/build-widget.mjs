@@ -23,4 +23,4 @@ if (gz > LIMIT) {
   console.error(`${line}: TOO BIG`);
   process.exit(1);
 }
-console.log(line);
+console.error(line);
