@@ -325,7 +325,9 @@ http {
     expect(replayed.length).toBeLessThanOrEqual(4);
     const after = outcomes.filter((o) => o.at > killedAt + 100);
     expect(after.length).toBeGreaterThan(10);
-    expect(after.every((o) => o.status === 201)).toBe(true);
+    // A replayed join (409, counted above) can answer after the kill when the machine is busy; every other
+    // answer after it is a 201 from the surviving instance.
+    expect(after.filter((o) => o.status !== 201 && o.status !== 409)).toEqual([]);
     expect(new Set(after.map((o) => o.by)).size).toBe(1);
     expect(new Set(outcomes.filter((o) => o.at < killedAt - 100).map((o) => o.by)).size).toBe(2);
 
