@@ -12,5 +12,7 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 5_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`listening on http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

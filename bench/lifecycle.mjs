@@ -11,8 +11,26 @@ import { entries } from './seed.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
-const LC_COLUMNS = ['id', 'project_id', 'email', 'email_norm', 'name', 'source', 'metadata', 'ip', 'country', 'user_agent',
-  'created_at', 'updated_at', 'status', 'ordinal', 'k', 'referral_code', 'referred_by', 'referrals'];
+const LC_COLUMNS = [
+  'id',
+  'project_id',
+  'email',
+  'email_norm',
+  'name',
+  'source',
+  'metadata',
+  'ip',
+  'country',
+  'user_agent',
+  'created_at',
+  'updated_at',
+  'status',
+  'ordinal',
+  'k',
+  'referral_code',
+  'referred_by',
+  'referrals',
+];
 
 /** The seeded rows with the lifecycle columns: ordinals 1..n, 10% referred, k = ordinal − boost × referrals. */
 function lifecycleRows(projectId, n) {
@@ -48,7 +66,9 @@ export async function seedSqliteLc(file, projectId, n) {
   const rows = lifecycleRows(projectId, n);
   db.transaction(() => {
     for (const r of rows) stmt.run(r);
-    db.prepare('INSERT INTO entry_ordinals (project_id, last) VALUES (?, ?) ON CONFLICT(project_id) DO UPDATE SET last = excluded.last').run(projectId, n);
+    db.prepare(
+      'INSERT INTO entry_ordinals (project_id, last) VALUES (?, ?) ON CONFLICT(project_id) DO UPDATE SET last = excluded.last',
+    ).run(projectId, n);
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
@@ -66,9 +86,15 @@ async function seedPgLc(url, projectId, n) {
     const sql = `INSERT INTO entries (${LC_COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays})`;
     for (let i = 0; i < n; i += 10_000) {
       const chunk = rows.slice(i, i + 10_000);
-      await client.query(sql, LC_COLUMNS.map((c) => chunk.map((r) => (r[c] === null ? null : String(r[c])))));
+      await client.query(
+        sql,
+        LC_COLUMNS.map((c) => chunk.map((r) => (r[c] === null ? null : String(r[c])))),
+      );
     }
-    await client.query('INSERT INTO entry_ordinals (project_id, last) VALUES ($1, $2) ON CONFLICT (project_id) DO UPDATE SET last = EXCLUDED.last', [projectId, n]);
+    await client.query(
+      'INSERT INTO entry_ordinals (project_id, last) VALUES ($1, $2) ON CONFLICT (project_id) DO UPDATE SET last = EXCLUDED.last',
+      [projectId, n],
+    );
     await client.query('ANALYZE entries');
   } finally {
     await client.end();
@@ -137,14 +163,18 @@ export async function benchLifecycle(h) {
   delete process.env.WAITLIST_LOG;
   const logged = [];
   const onLog = (c) => {
-    for (const m of String(c).matchAll(/ (GET|POST) (\S+) (\d{3}) ([\d.]+)ms/g)) logged.push({ path: m[2], status: m[3], ms: Number(m[4]) });
+    for (const m of String(c).matchAll(/ (GET|POST) (\S+) (\d{3}) ([\d.]+)ms/g))
+      logged.push({ path: m[2], status: m[3], ms: Number(m[4]) });
   };
   srv.child.stdout.on('data', onLog);
   srv.child.stderr.on('data', onLog);
   const settle = () => new Promise((r) => setTimeout(r, 50));
   const serverP50 = async (path) => {
     await settle();
-    const xs = logged.filter((l) => l.path === path).slice(1).map((l) => l.ms); // the first is the warm-up
+    const xs = logged
+      .filter((l) => l.path === path)
+      .slice(1)
+      .map((l) => l.ms); // the first is the warm-up
     logged.length = 0;
     return xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN;
   };
@@ -167,7 +197,13 @@ export async function benchLifecycle(h) {
   );
   const page1 = await p50(srv.url, `/api/project/${s.projectId}/waitlist?sort=position`, cookie);
   const page1Server = await serverP50(`/api/project/${s.projectId}/waitlist`);
-  row('entry list page 1 sorted by position, server-side p50 ms', `${fmt(page1Server, 1)} (HTTP ${fmt(page1.ms, 1)})`, '≤ 10', '–', page1Server <= 10);
+  row(
+    'entry list page 1 sorted by position, server-side p50 ms',
+    `${fmt(page1Server, 1)} (HTTP ${fmt(page1.ms, 1)})`,
+    '≤ 10',
+    '–',
+    page1Server <= 10,
+  );
 
   const inviteMs = [];
   for (let i = 0; i < 3; i++) {
@@ -176,7 +212,13 @@ export async function benchLifecycle(h) {
     inviteMs.push(ms);
   }
   const inviteMed = [...inviteMs].sort((a, b) => a - b)[1];
-  row('invite the next 10,000 (HTTP, median of 3), ms', `${fmt(inviteMed, 0)} (${inviteMs.map((x) => fmt(x, 0)).join(', ')})`, '≤ 2000', '–', inviteMed <= 2000);
+  row(
+    'invite the next 10,000 (HTTP, median of 3), ms',
+    `${fmt(inviteMed, 0)} (${inviteMs.map((x) => fmt(x, 0)).join(', ')})`,
+    '≤ 2000',
+    '–',
+    inviteMed <= 2000,
+  );
 
   // Join throughput: with a ref (each join credits a referrer, moving its bucket) vs without; alternated.
   const refs = rows.filter((_, i) => i % 97 === 0).map((r) => r.referral_code);
@@ -233,7 +275,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       return { url: u.toString() };
     },
     startServer(db) {
-      const argv = [join(ROOT, 'bin/waitlist.js'), 'serve', '--port', '0', '--no-rate-limit', ...(db.url ? ['--database-url', db.url] : ['--db', db.file])];
+      const argv = [
+        join(ROOT, 'bin/waitlist.js'),
+        'serve',
+        '--port',
+        '0',
+        '--no-rate-limit',
+        ...(db.url ? ['--database-url', db.url] : ['--db', db.file]),
+      ];
       const child = spawn('node', argv, { env: { ...process.env, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
       children.add(child);
       let out = '';

@@ -214,14 +214,26 @@ async function autocannonLoad(url, path, key, { seconds, connections, randomSecr
         setupRequest: (req) => {
           n++;
           req.body = JSON.stringify({ email: `u${run}-${n}@bench.example`, name: `Bench User ${n}`, source: 'autocannon' });
-          if (randomSecret) req.headers = { ...req.headers, authorization: `Bearer ${key.slice(0, 15)}${Math.random().toString(36).slice(2).padEnd(32, 'x').slice(0, 32)}` };
+          if (randomSecret)
+            req.headers = {
+              ...req.headers,
+              authorization: `Bearer ${key.slice(0, 15)}${Math.random().toString(36).slice(2).padEnd(32, 'x').slice(0, 32)}`,
+            };
           return req;
         },
       },
     ],
   });
   const non2xx = r.non2xx;
-  return { rps: r.requests.average, requests: r.requests.total, ok: r['2xx'], non2xx, socketErrors: r.errors, p50: r.latency.p50, p99: r.latency.p99 };
+  return {
+    rps: r.requests.average,
+    requests: r.requests.total,
+    ok: r['2xx'],
+    non2xx,
+    socketErrors: r.errors,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+  };
 }
 
 /** Wrong secrets for `key` at a fixed rate (per second), from a separate process (bench/flood.mjs). */
@@ -275,17 +287,41 @@ async function benchJoin() {
   const bareRps = (b1.rps + b2.rps) / 2;
   const ratio = real.rps / bareRps;
   singleInstanceRps = real.rps;
-  row('join throughput (req/s, 64 conns)', `${fmt(real.rps, 0)} (${fmt(ratio * 100)}% of bare)`, '≥ 40% of bare', `${fmt(bareRps, 0)} (runs ${fmt(b1.rps, 0)}, ${fmt(b2.rps, 0)})`, ratio >= 0.4);
+  row(
+    'join throughput (req/s, 64 conns)',
+    `${fmt(real.rps, 0)} (${fmt(ratio * 100)}% of bare)`,
+    '≥ 40% of bare',
+    `${fmt(bareRps, 0)} (runs ${fmt(b1.rps, 0)}, ${fmt(b2.rps, 0)})`,
+    ratio >= 0.4,
+  );
   row('join p99 latency (ms)', fmt(real.p99), '≤ 20', fmt(Math.max(b1.p99, b2.p99)), real.p99 <= 20);
-  row('join non-2xx / socket errors', `${real.non2xx} / ${real.socketErrors}`, '0', `${b1.non2xx + b2.non2xx}`, real.non2xx === 0 && real.socketErrors === 0);
+  row(
+    'join non-2xx / socket errors',
+    `${real.non2xx} / ${real.socketErrors}`,
+    '0',
+    `${b1.non2xx + b2.non2xx}`,
+    real.non2xx === 0 && real.socketErrors === 0,
+  );
 
   // Bad keys: a flood of wrong secrets (for the known key, and for a key never verified in this
   // process, which needs bcrypt) while valid joins run.
   const flood = (key, run) => load(srv.url, path, key, { connections: 16, randomSecret: true, run });
   const [underKnown, floodKnown] = await Promise.all([load(srv.url, path, s.key, { run: 'r2' }), flood(s.key, 'f1')]);
   const [underNew, floodNew] = await Promise.all([load(srv.url, path, s.key, { run: 'r3' }), flood(s.unusedKey, 'f2')]);
-  row('join during wrong-secret flood, known key (req/s, p99 ms)', `${fmt(underKnown.rps, 0)}, p99 ${fmt(underKnown.p99)} (flood ${fmt(floodKnown.rps, 0)} req/s, none accepted: ${floodKnown.ok === 0})`, 'no stall: p99 ≤ 20', `alone ${fmt(real.rps, 0)}`, underKnown.p99 <= 20 && underKnown.non2xx === 0 && floodKnown.ok === 0);
-  row('join during wrong-secret flood, unverified key (bcrypt path)', `${fmt(underNew.rps, 0)}, p99 ${fmt(underNew.p99)} (flood ${fmt(floodNew.rps, 0)} req/s, none accepted: ${floodNew.ok === 0})`, 'no stall: p99 ≤ 20', `alone ${fmt(real.rps, 0)}`, underNew.p99 <= 20 && underNew.non2xx === 0 && floodNew.ok === 0);
+  row(
+    'join during wrong-secret flood, known key (req/s, p99 ms)',
+    `${fmt(underKnown.rps, 0)}, p99 ${fmt(underKnown.p99)} (flood ${fmt(floodKnown.rps, 0)} req/s, none accepted: ${floodKnown.ok === 0})`,
+    'no stall: p99 ≤ 20',
+    `alone ${fmt(real.rps, 0)}`,
+    underKnown.p99 <= 20 && underKnown.non2xx === 0 && floodKnown.ok === 0,
+  );
+  row(
+    'join during wrong-secret flood, unverified key (bcrypt path)',
+    `${fmt(underNew.rps, 0)}, p99 ${fmt(underNew.p99)} (flood ${fmt(floodNew.rps, 0)} req/s, none accepted: ${floodNew.ok === 0})`,
+    'no stall: p99 ≤ 20',
+    `alone ${fmt(real.rps, 0)}`,
+    underNew.p99 <= 20 && underNew.non2xx === 0 && floodNew.ok === 0,
+  );
 
   // Issue 10 #1: valid joins/s while 64 connections send 200 wrong secrets a second for a key this
   // process has never verified (each needs bcrypt unless a budget refuses it), against valid joins/s
@@ -299,7 +335,10 @@ async function benchJoin() {
   for (let i = 0; i < 6; i++) {
     if (i % 2 === 0) withoutRuns.push(await load(srv.url, path, s.key, { run: `n${i}` }));
     else {
-      const [u, f] = await Promise.all([load(srv.url, path, s.key, { run: `u${i}` }), floodAtRate(srv.url, path, s.unusedKey, 200, LOAD_S)]);
+      const [u, f] = await Promise.all([
+        load(srv.url, path, s.key, { run: `u${i}` }),
+        floodAtRate(srv.url, path, s.unusedKey, 200, LOAD_S),
+      ]);
       withRuns.push(u);
       floods.push(f);
     }
@@ -412,7 +451,13 @@ async function benchReads() {
   else await seedSqlite(db.file, s.otherProjectId, others, { spanDays: 0.0001 });
   for (const needle of ['john', 'smith']) {
     const r = await p50(srv.url, `${base}?page=1&limit=20&search=${needle}`, cookie);
-    row(`search "${needle}" with a 2nd project of ${others} entries (${r.body.data.total} hits), p50 ms`, fmt(r.ms, 2), '≤ 25', '–', r.ms <= 25);
+    row(
+      `search "${needle}" with a 2nd project of ${others} entries (${r.body.data.total} hits), p50 ms`,
+      fmt(r.ms, 2),
+      '≤ 25',
+      '–',
+      r.ms <= 25,
+    );
   }
 
   // Export: time to the last byte, and the server's peak RSS growth while streaming.
@@ -430,7 +475,13 @@ async function benchReads() {
   });
   clearInterval(poll);
   const exportTarget = (5 * SIZE) / 1_000_000;
-  row(`export ndjson (${lines} lines), s`, fmt(ms / 1000, 2), `≤ ${fmt(exportTarget, 1)}${scale ? ' (5 s per 1M)' : ''}`, '–', ms / 1000 <= exportTarget && lines === SIZE);
+  row(
+    `export ndjson (${lines} lines), s`,
+    fmt(ms / 1000, 2),
+    `≤ ${fmt(exportTarget, 1)}${scale ? ' (5 s per 1M)' : ''}`,
+    '–',
+    ms / 1000 <= exportTarget && lines === SIZE,
+  );
   row('export: server RSS growth, MB', fmt(peak - rss0, 0), '≤ 150', `RSS before ${fmt(rss0, 0)}`, peak - rss0 <= 150);
   await stop(srv.child);
 }
@@ -447,16 +498,29 @@ function benchCli() {
   };
   const bare = wall(['-e', '0']);
   const help = wall([BIN, '--help']);
-  row('`waitlist --help` wall time, ms (median of 11)', `${fmt(help, 0)} (${fmt(help / bare, 2)}×)`, '≤ 2× node -e 0', fmt(bare, 0), help <= 2 * bare);
+  row(
+    '`waitlist --help` wall time, ms (median of 11)',
+    `${fmt(help, 0)} (${fmt(help / bare, 2)}×)`,
+    '≤ 2× node -e 0',
+    fmt(bare, 0),
+    help <= 2 * bare,
+  );
 }
 
 function printTable() {
   const head = { figure: 'figure', measured: 'measured', target: 'target', baseline: 'baseline', ok: 'ok' };
   const all = [head, ...rows];
   const w = Object.fromEntries(Object.keys(head).map((k) => [k, Math.max(...all.map((r) => String(r[k]).length))]));
-  const line = (r) => `| ${Object.keys(head).map((k) => String(r[k]).padEnd(w[k])).join(' | ')} |`;
+  const line = (r) =>
+    `| ${Object.keys(head)
+      .map((k) => String(r[k]).padEnd(w[k]))
+      .join(' | ')} |`;
   console.log(line(head));
-  console.log(`|${Object.keys(head).map((k) => '-'.repeat(w[k] + 2)).join('|')}|`);
+  console.log(
+    `|${Object.keys(head)
+      .map((k) => '-'.repeat(w[k] + 2))
+      .join('|')}|`,
+  );
   for (const r of rows) console.log(line(r));
 }
 
@@ -482,20 +546,53 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 try {
   const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log(`waitlist bench (${FULL ? 'full' : 'quick'}: ${SIZE.toLocaleString('en')} entries, ${LOAD_S} s load runs) on ${PG ? 'PostgreSQL' : 'SQLite'}`);
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average at start ${load1}; load tool: ${hasWrk ? 'wrk -t1' : 'autocannon'}`);
+  console.log(
+    `waitlist bench (${FULL ? 'full' : 'quick'}: ${SIZE.toLocaleString('en')} entries, ${LOAD_S} s load runs) on ${PG ? 'PostgreSQL' : 'SQLite'}`,
+  );
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average at start ${load1}; load tool: ${hasWrk ? 'wrk -t1' : 'autocannon'}`,
+  );
   await benchJoin();
   await (await import('./events.mjs')).benchEvents({ startProcess, freshDb, setUp, load, row, fmt, stop, api, log, LOAD_S, PG });
   if (INSTANCES > 1) await benchInstances(INSTANCES);
   if (!args['join-only']) {
     await benchReads();
-    await (await import('./surface.mjs')).benchSurface({ SIZE, LOAD_S, tmp, BIN, startProcess, freshDb, setUp, api, log, row, fmt, rssMb, stop });
-    await (await import('./lifecycle.mjs')).benchLifecycle({ SIZE, LOAD_S, log, row, fmt, freshDb, startServer, stop, api, setUp, p50, timed });
+    await (await import('./surface.mjs')).benchSurface({
+      SIZE,
+      LOAD_S,
+      tmp,
+      BIN,
+      startProcess,
+      freshDb,
+      setUp,
+      api,
+      log,
+      row,
+      fmt,
+      rssMb,
+      stop,
+    });
+    await (await import('./lifecycle.mjs')).benchLifecycle({
+      SIZE,
+      LOAD_S,
+      log,
+      row,
+      fmt,
+      freshDb,
+      startServer,
+      stop,
+      api,
+      setUp,
+      p50,
+      timed,
+    });
     benchCli();
   }
   console.log('');
   printTable();
-  console.log(`\nload average at end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (server, load tool and any other work share ${cpus().length} cores)`);
+  console.log(
+    `\nload average at end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (server, load tool and any other work share ${cpus().length} cores)`,
+  );
 } finally {
   await cleanup();
 }

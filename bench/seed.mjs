@@ -2,17 +2,130 @@
 // user agents, small metadata), ids time-sortable like the server's, oldest first.
 import { randomBytes } from 'node:crypto';
 
-const FIRST = ['James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Michael', 'Linda', 'William', 'Elizabeth',
-  'David', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Chris', 'Nancy',
-  'Daniel', 'Lisa', 'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Zoë', 'José', 'Åsa', 'Łukasz',
-  'Renée', 'Søren', 'Chloé', 'Jürgen', 'Ana', 'Yuki', 'Wei', 'Priya', 'Omar', 'Fatima', 'Ivan', 'Olga', 'Lars',
-  'Ingrid', 'Pablo', 'Lucía', 'Mateo', 'Aiko', 'Kofi', 'Amara', 'Noah', 'Emma', 'Liam', 'Olivia', 'Elena', 'Hugo'];
-const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez',
-  'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Müller',
-  'Schröder', 'Nørgaard', 'Dubois', 'Rossi', 'Kowalski', 'Novák', 'Tanaka', 'Sato', 'Kim', 'Park', 'Nguyen', 'Chen',
-  'Wang', 'Singh', 'Patel', 'Khan', 'Ivanov', 'Silva', 'Santos', 'Fischer', 'Weber', 'Meyer', 'Wagner', 'Becker',
-  'Schulz', 'Hoffmann', 'Andersson', 'Larsen', 'Virtanen', 'Costa', 'Ferreira', 'Okafor', 'Mensah', 'Haddad',
-  'Cohen', 'Levi', 'Yilmaz', 'Demir', 'Kaya'];
+const FIRST = [
+  'James',
+  'Mary',
+  'John',
+  'Patricia',
+  'Robert',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'William',
+  'Elizabeth',
+  'David',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Charles',
+  'Karen',
+  'Chris',
+  'Nancy',
+  'Daniel',
+  'Lisa',
+  'Matthew',
+  'Betty',
+  'Anthony',
+  'Margaret',
+  'Mark',
+  'Sandra',
+  'Zoë',
+  'José',
+  'Åsa',
+  'Łukasz',
+  'Renée',
+  'Søren',
+  'Chloé',
+  'Jürgen',
+  'Ana',
+  'Yuki',
+  'Wei',
+  'Priya',
+  'Omar',
+  'Fatima',
+  'Ivan',
+  'Olga',
+  'Lars',
+  'Ingrid',
+  'Pablo',
+  'Lucía',
+  'Mateo',
+  'Aiko',
+  'Kofi',
+  'Amara',
+  'Noah',
+  'Emma',
+  'Liam',
+  'Olivia',
+  'Elena',
+  'Hugo',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Lee',
+  'Müller',
+  'Schröder',
+  'Nørgaard',
+  'Dubois',
+  'Rossi',
+  'Kowalski',
+  'Novák',
+  'Tanaka',
+  'Sato',
+  'Kim',
+  'Park',
+  'Nguyen',
+  'Chen',
+  'Wang',
+  'Singh',
+  'Patel',
+  'Khan',
+  'Ivanov',
+  'Silva',
+  'Santos',
+  'Fischer',
+  'Weber',
+  'Meyer',
+  'Wagner',
+  'Becker',
+  'Schulz',
+  'Hoffmann',
+  'Andersson',
+  'Larsen',
+  'Virtanen',
+  'Costa',
+  'Ferreira',
+  'Okafor',
+  'Mensah',
+  'Haddad',
+  'Cohen',
+  'Levi',
+  'Yilmaz',
+  'Demir',
+  'Kaya',
+];
 const DOMAINS = ['gmail.com', 'yahoo.com', 'outlook.com', 'proton.me', 'icloud.com', 'example.org', 'fastmail.com'];
 const SOURCES = ['landing-page', 'hero-form', 'footer', 'twitter', 'newsletter', 'producthunt'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA', null];
@@ -28,7 +141,14 @@ function ulid(ms, rand) {
   return t + rand;
 }
 
-const ascii = (s) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace('ł', 'l').replace('Ł', 'L').replace('ø', 'o').toLowerCase();
+const ascii = (s) =>
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace('ł', 'l')
+    .replace('Ł', 'L')
+    .replace('ø', 'o')
+    .toLowerCase();
 
 /** Yields `n` entry rows (column names as in the entries table) for one project, oldest first. */
 export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {}) {
@@ -41,7 +161,13 @@ export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {})
     const last = LAST[(i * 13 + rnd[n + i]) % LAST.length];
     const email = `${ascii(first)}.${ascii(last)}${i}@${DOMAINS[i % DOMAINS.length]}`;
     const at = start + i * step;
-    const tail = salt + i.toString(32).toUpperCase().padStart(12, '0').replace(/[ILOU]/g, 'X');
+    const tail =
+      salt +
+      i
+        .toString(32)
+        .toUpperCase()
+        .padStart(12, '0')
+        .replace(/[ILOU]/g, 'X');
     yield {
       id: `ent_${ulid(at, tail)}`,
       project_id: projectId,
@@ -60,8 +186,21 @@ export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {})
   }
 }
 
-export const COLUMNS = ['id', 'project_id', 'email', 'email_norm', 'name', 'source', 'metadata', 'ip', 'country',
-  'user_agent', 'created_at', 'updated_at', 'deleted_at'];
+export const COLUMNS = [
+  'id',
+  'project_id',
+  'email',
+  'email_norm',
+  'name',
+  'source',
+  'metadata',
+  'ip',
+  'country',
+  'user_agent',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+];
 
 /** Bulk-inserts `n` entries straight into a SQLite database file (triggers keep the index and counts). */
 export async function seedSqlite(file, projectId, n, opts = {}) {

@@ -129,7 +129,9 @@ export async function benchSurface(h) {
   while (solutions.length < need) {
     const batch = await Promise.all(
       Array.from({ length: 32 }, () =>
-        fetch(`${srv.url}/v1/waitlist/${powSlug}/challenge`, { headers: { authorization: `Bearer ${powKey}` } }).then(async (r) => /** @type {any} */ (await r.json())),
+        fetch(`${srv.url}/v1/waitlist/${powSlug}/challenge`, { headers: { authorization: `Bearer ${powKey}` } }).then(
+          async (r) => /** @type {any} */ (await r.json()),
+        ),
       ),
     );
     for (const b of batch) solutions.push(solve(b.data));

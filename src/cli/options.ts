@@ -56,7 +56,7 @@ export const withYes = (cmd: Command) => cmd.option('-y, --yes', 'do not ask for
 
 /** Export format; when omitted it follows --output's extension (.csv, .ndjson/.jsonl, .json), else json. */
 export const formatOption = () =>
-  new Option('--format <format>', 'csv, json or ndjson (default: from --output\'s extension, else json)').choices(['csv', 'json', 'ndjson']);
+  new Option('--format <format>', "csv, json or ndjson (default: from --output's extension, else json)").choices(['csv', 'json', 'ndjson']);
 
 /** Help text block in the style of `gh`: an Examples section after the options. */
 export const examples = (cmd: Command, lines: string[]) =>

@@ -31,7 +31,11 @@ export class Output {
   readonly errColor: Colors;
   readonly stderrTty: boolean;
 
-  constructor(opts: OutputOptions = {}, readonly out: NodeJS.WritableStream = process.stdout, readonly err: NodeJS.WritableStream = process.stderr) {
+  constructor(
+    opts: OutputOptions = {},
+    readonly out: NodeJS.WritableStream = process.stdout,
+    readonly err: NodeJS.WritableStream = process.stderr,
+  ) {
     const stdoutTty = opts.stdoutTty ?? (Boolean(process.stdout.isTTY) || envSet('WAITLIST_FORCE_TTY'));
     this.stderrTty = opts.stderrTty ?? Boolean(process.stderr.isTTY);
     const noColor = opts.noColor ?? envSet('NO_COLOR');

@@ -7,7 +7,9 @@ import type { CliContext } from './io.js';
 export async function readStdin(ctx: CliContext): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of ctx.io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** The password from stdin (when asked) or a hidden prompt, twice when `repeat`; exit 2 when neither can be. */

@@ -169,14 +169,12 @@ export class WaitlistClient {
     this.request<ProjectSettings>('PUT', `/api/project/${enc(p)}/settings`, { body });
 
   // ---- keys ----
-  listKeys = (p: string, q: PageParams = {}) =>
-    this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
+  listKeys = (p: string, q: PageParams = {}) => this.request<Page<ApiKey>>('GET', `/api/project/${enc(p)}/apikey`, { query: q });
   getKey = (p: string, k: string) => this.request<ApiKey>('GET', `/api/project/${enc(p)}/apikey/${enc(k)}`);
   createKey = (p: string, body: CreateKeyBody) => this.request<CreatedApiKey>('POST', `/api/project/${enc(p)}/apikey`, { body });
   updateKey = (p: string, k: string, body: UpdateKeyBody) =>
     this.request<ApiKey>('PUT', `/api/project/${enc(p)}/apikey/${enc(k)}`, { body });
-  deleteKey = (p: string, k: string) =>
-    this.request<Deleted<ApiKey>>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
+  deleteKey = (p: string, k: string) => this.request<Deleted<ApiKey>>('DELETE', `/api/project/${enc(p)}/apikey/${enc(k)}`);
 
   // ---- entries ----
   listEntries = (p: string, q: EntryListParams & { status?: EntryStatusName; sort?: 'newest' | 'position' } = {}) =>
@@ -184,14 +182,11 @@ export class WaitlistClient {
   getEntry = (p: string, e: string) => this.request<Entry>('GET', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   updateEntry = (p: string, e: string, body: UpdateEntryBody) =>
     this.request<Entry>('PUT', `/api/project/${enc(p)}/waitlist/${enc(e)}`, { body });
-  deleteEntry = (p: string, e: string) =>
-    this.request<Deleted<Entry>>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
+  deleteEntry = (p: string, e: string) => this.request<Deleted<Entry>>('DELETE', `/api/project/${enc(p)}/waitlist/${enc(e)}`);
   /** The export's URL (a download link in the dashboard). */
-  exportUrl = (p: string, q: ExportParams) =>
-    this.url(`/api/project/${enc(p)}/waitlist/export`, q);
+  exportUrl = (p: string, q: ExportParams) => this.url(`/api/project/${enc(p)}/waitlist/export`, q);
   /** The export as a streaming Response (read `body`; never buffered here). */
-  exportEntries = (p: string, q: ExportParams) =>
-    this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
+  exportEntries = (p: string, q: ExportParams) => this.raw('GET', `/api/project/${enc(p)}/waitlist/export`, { query: q });
   stats = (p: string) => this.request<Stats>('GET', `/api/project/${enc(p)}/stats`);
 
   // ---- sign-up surface ----
@@ -207,7 +202,12 @@ export class WaitlistClient {
     let res: Response;
     try {
       // `duplex` lets Node's fetch stream a request body.
-      res = await fetch(this.url(`/api/project/${enc(p)}/import`, query), { method: 'POST', headers, body: file, duplex: 'half' } as RequestInit);
+      res = await fetch(this.url(`/api/project/${enc(p)}/import`, query), {
+        method: 'POST',
+        headers,
+        body: file,
+        duplex: 'half',
+      } as RequestInit);
     } catch (err) {
       throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${(err as Error).message})`);
     }

@@ -15,10 +15,7 @@ const DOMAIN_LABEL = String.raw`[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}\-]*`;
 const TLD = String.raw`(?:[\p{L}\p{M}]{2,}|xn--[a-z0-9\-]+)`;
 
 /** The accepted shape: zod's ASCII rule of before, widened to Unicode letters, marks and digits. */
-export const EMAIL_RE = new RegExp(
-  String.raw`^${LOCAL_CHAR}+(?:\.${LOCAL_CHAR}+)*@(?:${DOMAIN_LABEL}\.)+${TLD}$`,
-  'iu',
-);
+export const EMAIL_RE = new RegExp(String.raw`^${LOCAL_CHAR}+(?:\.${LOCAL_CHAR}+)*@(?:${DOMAIN_LABEL}\.)+${TLD}$`, 'iu');
 
 /** A domain's lower-case ASCII (punycode) form, or undefined when it is not a valid hostname. */
 export function asciiDomain(domain: string): string | undefined {

@@ -58,10 +58,7 @@ const trimmedEmail = z
 
 // z.custom, not z.record: a record is rebuilt key by key, and a "__proto__" key then silently vanishes.
 export const metadataSchema = z
-  .custom<Record<string, unknown>>(
-    (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
-    'Metadata must be a JSON object',
-  )
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'Metadata must be a JSON object')
   .superRefine((value, ctx) => {
     if (jsonDepth(value, LIMITS.metadataDepth) > LIMITS.metadataDepth) {
       ctx.addIssue({ code: 'custom', message: `Metadata must nest at most ${LIMITS.metadataDepth} levels` });
@@ -72,8 +69,7 @@ export const metadataSchema = z
     }
   });
 
-const optionalName = (max: number) =>
-  z.string().trim().max(max, `Name must be at most ${max} characters`);
+const optionalName = (max: number) => z.string().trim().max(max, `Name must be at most ${max} characters`);
 
 // ---- auth ----
 export const signupBody = z.strictObject({
@@ -128,7 +124,9 @@ export const joinBody = z.strictObject({
   metadata: metadataSchema.optional(),
   // Sign-up surface: answers to the project's custom fields (checked against its `fields` setting by
   // src/core/fields.ts) and a solved proof-of-work challenge (src/core/captcha.ts).
-  fields: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'fields must be an object of answers').optional(),
+  fields: z
+    .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'fields must be an object of answers')
+    .optional(),
   altcha: z.string('altcha must be the solved challenge payload').max(4096, 'altcha is too long').optional(),
   /** A referral code of the same project; an unknown one is ignored. */
   ref: z.string('ref must be a string').trim().max(64, 'ref must be at most 64 characters').optional(),
@@ -248,7 +246,8 @@ const originSchema = z
     } catch {
       /* reported below */
     }
-    const bare = u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[/?#]./.test(v.replace(/^[a-z]+:\/\//i, ''));
+    const bare =
+      u && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[/?#]./.test(v.replace(/^[a-z]+:\/\//i, ''));
     if (!u || !bare || (u.protocol !== 'https:' && u.protocol !== 'http:')) {
       ctx.addIssue({ code: 'custom', message: 'An origin is a scheme, host and optional port, like https://example.com (no path)' });
       return z.NEVER;
@@ -275,7 +274,8 @@ export const projectSettingsBody = z
         if (!HONEYPOT_RE.test(v) || reservedHoneypot(v)) {
           ctx.addIssue({
             code: 'custom',
-            message: 'honeypotField must be 1-64 letters, digits, "_" or "-", start with a letter, and not be a join field or a built-in object property (valueOf, toString, …)',
+            message:
+              'honeypotField must be 1-64 letters, digits, "_" or "-", start with a letter, and not be a join field or a built-in object property (valueOf, toString, …)',
           });
           return z.NEVER;
         }

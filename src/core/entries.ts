@@ -77,7 +77,13 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   }
   if (confirmToken && ctx.project && ctx.links) {
     outbox.emails = [
-      newEmail(row.projectId, 'confirmation', row.email, { email: row.email, name: row.name, ...ctx.links(statusToken, confirmToken) }, now),
+      newEmail(
+        row.projectId,
+        'confirmation',
+        row.email,
+        { email: row.email, name: row.name, ...ctx.links(statusToken, confirmToken) },
+        now,
+      ),
     ];
   }
   if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
@@ -86,8 +92,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   return { ...row, statusToken, confirmToken };
 }
 
-export const listEntries = (store: Store, projectId: string, page: PageArgs, search?: string) =>
-  store.listEntries(projectId, page, search);
+export const listEntries = (store: Store, projectId: string, page: PageArgs, search?: string) => store.listEntries(projectId, page, search);
 
 export async function getEntry(store: Store, projectId: string, entryId: string) {
   const e = await store.entryInProject(projectId, entryId);

@@ -19,8 +19,7 @@ export class AppError extends Error {
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 
 /** A validation error for one field. */
-export const invalidField = (path: string, message: string) =>
-  new AppError('validation_failed', 'Validation failed', [{ path, message }]);
+export const invalidField = (path: string, message: string) => new AppError('validation_failed', 'Validation failed', [{ path, message }]);
 
 /** 503 service_unavailable with Retry-After: the server cannot do this right now (database busy or down). */
 export const unavailable = (message: string, retryAfterSeconds = 1) =>

@@ -27,7 +27,10 @@ export function isPublicIp(ip: string): boolean {
   if (v === 4) {
     const [a = 0, b = 0] = ip.split('.').map(Number);
     return !(
-      a === 0 || a === 10 || a === 127 || a >= 224 ||
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      a >= 224 ||
       (a === 100 && b >= 64 && b <= 127) ||
       (a === 169 && b === 254) ||
       (a === 172 && b >= 16 && b <= 31) ||

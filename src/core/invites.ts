@@ -35,13 +35,19 @@ export async function inviteEntries(
     emails: mail?.smtp
       ? rows.map((e) => {
           const code = codes.get(e.id)!;
-          return newEmail(project.id, 'invite', e.email, {
-            email: e.email,
-            name: e.name,
-            inviteCode: code,
-            inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
-            expiresAt: iso(expiresAt),
-          }, now);
+          return newEmail(
+            project.id,
+            'invite',
+            e.email,
+            {
+              email: e.email,
+              name: e.name,
+              inviteCode: code,
+              inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
+              expiresAt: iso(expiresAt),
+            },
+            now,
+          );
         })
       : [],
   });
@@ -74,7 +80,9 @@ const unknownInvite = () => notFound('Invite');
 export async function redeemInvite(store: Store, project: ProjectRow, code: string): Promise<RedeemResult> {
   const now = Date.now();
   // entry.accepted is written in the redeem's transaction.
-  const r = await store.lifecycle.redeem(project.id, sha256(code), now, (e) => ({ events: [newEvent('entry.accepted', project.id, toEntry(e), now)] }));
+  const r = await store.lifecycle.redeem(project.id, sha256(code), now, (e) => ({
+    events: [newEvent('entry.accepted', project.id, toEntry(e), now)],
+  }));
   if (r.result === 'unknown') throw unknownInvite();
   if (r.result === 'used') throw new AppError('invite_used', 'This invite code was already used');
   if (r.result === 'expired') throw new AppError('invite_expired', 'This invite code has expired');

@@ -7,7 +7,12 @@ import { AppError, notFound } from './errors.js';
 import { newId } from './ids.js';
 
 function randomSuffix(): string {
-  return randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 4) || 'x1y2';
+  return (
+    randomToken(6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 4) || 'x1y2'
+  );
 }
 
 /** Candidate slugs for a name when none was given: `my-app`, then `my-app-2` … then random. */

@@ -25,8 +25,7 @@ export function normEmail(email: string): string {
   return `${e.slice(0, at).toLowerCase()}@${(unicode || domain.toLowerCase()).normalize('NFC')}`;
 }
 
-const signupClosed = () =>
-  new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
+const signupClosed = () => new AppError('signup_closed', 'Sign-up is closed on this server; ask its operator for an account');
 
 /** Whether anyone may sign up now, and whether the server has any account (a fresh one has none). */
 export async function authStatus(store: Store, openSignup: boolean): Promise<{ signupOpen: boolean; hasUsers: boolean }> {

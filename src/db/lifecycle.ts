@@ -43,10 +43,7 @@ export interface InviteGrant {
   codeHash: string;
 }
 
-export type RedeemOutcome =
-  | { result: 'accepted'; row: EntryRow }
-  | { result: 'used' | 'expired'; row: EntryRow }
-  | { result: 'unknown' };
+export type RedeemOutcome = { result: 'accepted'; row: EntryRow } | { result: 'used' | 'expired'; row: EntryRow } | { result: 'unknown' };
 
 export interface LifecycleStore {
   /** The live entry of the project with this referral code. */

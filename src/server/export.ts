@@ -6,8 +6,26 @@ import type { ExportFormat } from '../contract/schemas.js';
 import type { EntryRow } from '../db/store.js';
 import { toEntry } from '../core/serialize.js';
 
-const CSV_COLUMNS = ['entryId', 'email', 'name', 'source', 'metadata', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt',
-  'status', 'position', 'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'] as const;
+const CSV_COLUMNS = [
+  'entryId',
+  'email',
+  'name',
+  'source',
+  'metadata',
+  'ip',
+  'country',
+  'userAgent',
+  'createdAt',
+  'updatedAt',
+  'status',
+  'position',
+  'referralCode',
+  'referredBy',
+  'referrals',
+  'confirmedAt',
+  'invitedAt',
+  'acceptedAt',
+] as const;
 
 /** An exported row: the entry and its queue position (null unless waiting), computed per chunk. */
 export type ExportRow = EntryRow & { position?: number | null };

@@ -133,7 +133,12 @@ export async function readJson<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   if (Number(req.headers['content-length']) > limit) throw tooLarge(limit);
   if (!isJsonType(req)) {
-    throw new AppError('unsupported_media_type', 'Content-Type must be application/json', undefined, hasBody(req) ? { Connection: 'close' } : undefined);
+    throw new AppError(
+      'unsupported_media_type',
+      'Content-Type must be application/json',
+      undefined,
+      hasBody(req) ? { Connection: 'close' } : undefined,
+    );
   }
   const raw = await readBody(req, limit);
   let value: unknown;
@@ -155,7 +160,8 @@ export function validateBody<S extends z.ZodType>(value: unknown, schema: S, rea
   if (nul.length) throw validationFailed(nul.map(([k]) => ({ path: k, message: 'Must not contain NUL characters' })));
   // A lone surrogate cannot be encoded as UTF-8: it would be stored as U+FFFD or as invalid bytes.
   const lone = lonePaths(value);
-  if (lone.length) throw validationFailed([...new Set(lone)].map((path) => ({ path, message: 'Must not contain unpaired UTF-16 surrogates' })));
+  if (lone.length)
+    throw validationFailed([...new Set(lone)].map((path) => ({ path, message: 'Must not contain unpaired UTF-16 surrogates' })));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationFailed(zodIssues(parsed.error, readOnly));
   return parsed.data;

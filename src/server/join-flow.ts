@@ -9,7 +9,15 @@ import { AppError } from '../core/errors.js';
 import { fieldsJson } from '../core/fields.js';
 import { countryOf } from '../core/geo.js';
 import { newId } from '../core/ids.js';
-import { newReferralCode, newSecret, positionOf, referralUrlOf, resendIfPending, subscriberLinks, waitingTotal } from '../core/lifecycle.js';
+import {
+  newReferralCode,
+  newSecret,
+  positionOf,
+  referralUrlOf,
+  resendIfPending,
+  subscriberLinks,
+  waitingTotal,
+} from '../core/lifecycle.js';
 import { checkDisposable, featureSettings, honeypotFilled } from '../core/settings.js';
 import { normEmail } from '../core/users.js';
 import type { ProjectRow } from '../db/store.js';

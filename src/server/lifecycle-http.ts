@@ -36,7 +36,12 @@ export const smtpConfigured = (deps: Deps): boolean => deps.mailer !== null;
  * the kind rules of LIFECYCLE.md: `secretOnly` routes refuse publishable keys (403); a secret key sent
  * by a browser (any Origin header) is refused everywhere (403), so a secret leaked into a page fails loudly.
  */
-export async function keyForProject(deps: Deps, req: Req, slug: string, secretOnly: boolean): Promise<{ key: KeyAuthRow; project: ProjectRow }> {
+export async function keyForProject(
+  deps: Deps,
+  req: Req,
+  slug: string,
+  secretOnly: boolean,
+): Promise<{ key: KeyAuthRow; project: ProjectRow }> {
   const ip = clientIp(req, deps.trust);
   const key = await deps.keys.verify(req.headers.authorization, deps.authLimiter?.keyGuard(ip ?? 'unknown'));
   const project = await projectForJoin(deps.store, slug);

@@ -11,7 +11,6 @@ import type { Deps, Req } from './context.js';
 import { isHttps } from './client-ip.js';
 import { hasBody, isJsonType } from './http.js';
 
-
 let counter = 0;
 const idBase = randomBytes(3).toString('hex');
 

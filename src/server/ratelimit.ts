@@ -56,7 +56,10 @@ export function limitKey(ip: string): string {
   const right = tail ? tail.split(':') : [];
   if (right.some((g) => g.includes('.')) || left.some((g) => g.includes('.'))) return ip; // embedded IPv4: keep whole
   const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 const retrySec = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -109,7 +112,10 @@ export class AuthLimiter {
   private readonly badKeys: RateLimiterAbstract;
   private readonly statuses: RateLimiterAbstract;
 
-  constructor(store: Store, private readonly o: RateLimitOptions) {
+  constructor(
+    store: Store,
+    private readonly o: RateLimitOptions,
+  ) {
     this.statuses = store.rateLimiter({ keyPrefix: 'auth-status', points: STATUS_LIMIT, duration: 60 });
     this.fails = store.rateLimiter({ keyPrefix: 'login-fail', points: 1_000_000, duration: 86_400 });
     this.blocks = store.rateLimiter({ keyPrefix: 'login-block', points: 1, duration: 1 });
@@ -148,10 +154,22 @@ export class AuthLimiter {
   async checkLogin(emailNorm: string, ip: string): Promise<void> {
     const [block, byIp] = await Promise.all([this.blocks.get(this.pair(emailNorm, ip)), this.ipFails.get(limitKey(ip))]);
     if (byIp && byIp.consumedPoints >= this.o.loginIpLimit) {
-      throw limited('Too many failed log-ins from this address', 'login-ip', this.o.loginIpLimit, this.o.loginIpWindowSec, byIp.msBeforeNext);
+      throw limited(
+        'Too many failed log-ins from this address',
+        'login-ip',
+        this.o.loginIpLimit,
+        this.o.loginIpWindowSec,
+        byIp.msBeforeNext,
+      );
     }
     if (block && block.consumedPoints > 1 && block.msBeforeNext > 0) {
-      throw limited('Too many failed log-ins for this account', 'login', this.o.loginFreeFailures, this.o.loginMaxBlockSec, block.msBeforeNext);
+      throw limited(
+        'Too many failed log-ins for this account',
+        'login',
+        this.o.loginFreeFailures,
+        this.o.loginMaxBlockSec,
+        block.msBeforeNext,
+      );
     }
   }
 

@@ -86,7 +86,11 @@ describe('signup and login', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/\? Email:\n\? Password:\n\? Repeat password:\n/);
     expect(r.stdout).toBe('');
-    const mismatch = await cli(['signup', '--server', srv.url], { home: freshHome(), tty: true, answers: [uniqueEmail(), 'a long password', 'another one!'] });
+    const mismatch = await cli(['signup', '--server', srv.url], {
+      home: freshHome(),
+      tty: true,
+      answers: [uniqueEmail(), 'a long password', 'another one!'],
+    });
     expect(mismatch.exitCode).toBe(2);
     expect(mismatch.stderr).toContain('the passwords do not match');
     const login = await cli(['login', '--server', srv.url], { home: freshHome(), tty: true, answers: [email, 'a long password'] });
@@ -140,7 +144,10 @@ describe('CI: WAITLIST_SERVER and WAITLIST_SESSION', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ email });
     const p = await cliProcess(['project', 'create', '--name', 'From CI', '--json'], { env, home: '/nonexistent' });
     expect(p.exitCode).toBe(0);
-    const e = await cliProcess(['entry', 'export', '--project', JSON.parse(p.stdout).slug, '--format', 'json'], { env, home: '/nonexistent' });
+    const e = await cliProcess(['entry', 'export', '--project', JSON.parse(p.stdout).slug, '--format', 'json'], {
+      env,
+      home: '/nonexistent',
+    });
     expect(e.exitCode).toBe(0);
     expect(JSON.parse(e.stdout)).toEqual([]);
   });

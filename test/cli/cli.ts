@@ -122,7 +122,9 @@ export async function seedEntries(server: string, slug: string, key: string, n: 
   const emails: string[] = [];
   for (let i = 0; i < n; i += 10) {
     const batch = Array.from({ length: Math.min(10, n - i) }, (_, j) => `${tag}-${i + j}@example.com`);
-    const results = await Promise.all(batch.map((email, j) => postJoin(server, slug, key, { email, name: `Sub ${i + j}`, metadata: { n: i + j } })));
+    const results = await Promise.all(
+      batch.map((email, j) => postJoin(server, slug, key, { email, name: `Sub ${i + j}`, metadata: { n: i + j } })),
+    );
     for (const r of results) if (r.status !== 201) throw new Error(`join failed: ${r.status} ${r.text}`);
     emails.push(...batch);
   }

@@ -51,7 +51,10 @@ describe('entry list', () => {
     expect(rows).toHaveLength(N);
     expect(rows.every((r) => r.split('\t').length === 8)).toBe(true); // … CREATED, STATUS, POSITION
 
-    const table = await cli(['entry', 'list', '--project', 'entries', '--all', '--limit', '10'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
+    const table = await cli(['entry', 'list', '--project', 'entries', '--all', '--limit', '10'], {
+      home,
+      env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' },
+    });
     expect(table.stdout.match(/│ ent_/g)).toHaveLength(N);
   });
 
@@ -61,7 +64,12 @@ describe('entry list', () => {
     const missing = await cli(['entry', 'list', '--project', 'no-such-project', '--all', '--json'], as());
     expect(missing.exitCode).toBe(1);
     expect(missing.stdout).toBe('');
-    for (const bad of [['--all', '--page', '2'], ['--limit', '0'], ['--limit', '101'], ['--page', 'x']]) {
+    for (const bad of [
+      ['--all', '--page', '2'],
+      ['--limit', '0'],
+      ['--limit', '101'],
+      ['--page', 'x'],
+    ]) {
       const r = await cli(['entry', 'list', '--project', 'entries', ...bad], as());
       expect(r.exitCode, bad.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -74,7 +82,10 @@ describe('entry get / update / delete', () => {
     const [e] = await cliJson(['entry', 'list', '--project', 'entries', '--limit', '1'], as());
     expect(await cliJson(['entry', 'get', e.entryId, '--project', 'entries'], as())).toEqual(e);
 
-    const upd = await cliJson(['entry', 'update', e.entryId, '--project', 'entries', '--name', 'Ada', '--metadata', '{"plan":"pro","tags":["a"]}'], as());
+    const upd = await cliJson(
+      ['entry', 'update', e.entryId, '--project', 'entries', '--name', 'Ada', '--metadata', '{"plan":"pro","tags":["a"]}'],
+      as(),
+    );
     expect(upd).toMatchObject({ entryId: e.entryId, name: 'Ada', metadata: { plan: 'pro', tags: ['a'] } });
 
     for (const bad of [['--metadata', '{nope'], ['--metadata', '[1,2]'], []]) {
@@ -111,7 +122,10 @@ describe('entry export', () => {
     expect(json.stderr).toBe(''); // stderr is not a terminal: no progress, no chatter
 
     const nd = await cli(['entry', 'export', '--project', 'entries', '--format', 'ndjson'], as());
-    const lines = nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = nd.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(total());
 
     const csv = await cli(['entry', 'export', '--project', 'entries', '--format', 'csv'], as());
@@ -128,7 +142,17 @@ describe('entry export', () => {
   it('writes --output files in every format (format from --format or the extension)', async () => {
     for (const [file, args, check] of [
       ['a.json', ['--format', 'json'], (s: string) => expect(JSON.parse(s)).toHaveLength(total())],
-      ['b.ndjson', [], (s: string) => expect(s.trimEnd().split('\n').map((l) => JSON.parse(l))).toHaveLength(total())],
+      [
+        'b.ndjson',
+        [],
+        (s: string) =>
+          expect(
+            s
+              .trimEnd()
+              .split('\n')
+              .map((l) => JSON.parse(l)),
+          ).toHaveLength(total()),
+      ],
       ['c.csv', [], (s: string) => expect(s.trimEnd().split('\n')).toHaveLength(total() + 1)],
       ['d.txt', ['--format', 'csv', '--search', 'sub-2'], (s: string) => expect(s.startsWith('"entryId","email"')).toBe(true)],
     ] as const) {

@@ -8,10 +8,25 @@ import { BIN, ROOT } from '../helpers/server.js';
 import { cli, cliProcess } from './cli.js';
 
 const COMMANDS = [
-  ['signup'], ['login'], ['logout'], ['whoami'],
-  ['project', 'list'], ['project', 'get'], ['project', 'create'], ['project', 'update'], ['project', 'delete'],
-  ['key', 'list'], ['key', 'get'], ['key', 'create'], ['key', 'update'], ['key', 'delete'],
-  ['entry', 'list'], ['entry', 'get'], ['entry', 'update'], ['entry', 'delete'], ['entry', 'export'],
+  ['signup'],
+  ['login'],
+  ['logout'],
+  ['whoami'],
+  ['project', 'list'],
+  ['project', 'get'],
+  ['project', 'create'],
+  ['project', 'update'],
+  ['project', 'delete'],
+  ['key', 'list'],
+  ['key', 'get'],
+  ['key', 'create'],
+  ['key', 'update'],
+  ['key', 'delete'],
+  ['entry', 'list'],
+  ['entry', 'get'],
+  ['entry', 'update'],
+  ['entry', 'delete'],
+  ['entry', 'export'],
 ];
 
 describe('help', () => {
@@ -46,10 +61,27 @@ describe('help', () => {
   it('--help loads neither the database, bcrypt, zod nor any command body', async () => {
     const r = await execa('node', ['--import', join(ROOT, 'test/cli/fixtures/trace-imports.mjs'), BIN, '--help'], { reject: false });
     expect(r.exitCode).toBe(0);
-    const loaded = String(r.stderr).split('\n').filter((l) => l.startsWith('LOAD '));
+    const loaded = String(r.stderr)
+      .split('\n')
+      .filter((l) => l.startsWith('LOAD '));
     expect(loaded.some((l) => l.includes('dist/cli/main.js'))).toBe(true);
-    for (const heavy of ['better-sqlite3', 'drizzle', 'bcrypt', 'zod', 'conf', 'cli-table3', '@inquirer', 'undici', '/dist/db/', '/dist/server/', '-run.js']) {
-      expect(loaded.filter((l) => l.includes(heavy)), heavy).toEqual([]);
+    for (const heavy of [
+      'better-sqlite3',
+      'drizzle',
+      'bcrypt',
+      'zod',
+      'conf',
+      'cli-table3',
+      '@inquirer',
+      'undici',
+      '/dist/db/',
+      '/dist/server/',
+      '-run.js',
+    ]) {
+      expect(
+        loaded.filter((l) => l.includes(heavy)),
+        heavy,
+      ).toEqual([]);
     }
   });
 

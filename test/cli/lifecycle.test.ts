@@ -35,9 +35,34 @@ describe('lifecycle CLI', () => {
   });
 
   it('settings flags change the lifecycle settings', async () => {
-    const s = await cliJson(['project', 'settings', 'launch', '--referral-boost', '3', '--public-leaderboard', '--invite-ttl-days', '30', '--invite-url', 'https://app.example.com/signup?invite={code}', '--pending-purge-days', '3'], as());
-    expect(s).toMatchObject({ referralBoost: 3, publicLeaderboard: true, inviteTtlDays: 30, inviteUrl: 'https://app.example.com/signup?invite={code}', pendingPurgeDays: 3 });
-    const s2 = await cliJson(['project', 'settings', 'launch', '--no-invite-url', '--no-public-leaderboard', '--referral-boost', '0'], as());
+    const s = await cliJson(
+      [
+        'project',
+        'settings',
+        'launch',
+        '--referral-boost',
+        '3',
+        '--public-leaderboard',
+        '--invite-ttl-days',
+        '30',
+        '--invite-url',
+        'https://app.example.com/signup?invite={code}',
+        '--pending-purge-days',
+        '3',
+      ],
+      as(),
+    );
+    expect(s).toMatchObject({
+      referralBoost: 3,
+      publicLeaderboard: true,
+      inviteTtlDays: 30,
+      inviteUrl: 'https://app.example.com/signup?invite={code}',
+      pendingPurgeDays: 3,
+    });
+    const s2 = await cliJson(
+      ['project', 'settings', 'launch', '--no-invite-url', '--no-public-leaderboard', '--referral-boost', '0'],
+      as(),
+    );
     expect(s2).toMatchObject({ inviteUrl: null, publicLeaderboard: false, referralBoost: 0 });
     const bad = await cli(['project', 'settings', 'launch', '--referral-boost', '5000'], as());
     expect(bad.exitCode).toBe(2);
@@ -58,7 +83,9 @@ describe('lifecycle CLI', () => {
     const one = await cliJson(['entry', 'invite', queue[5].entryId, ...P], as());
     expect(one).toHaveLength(1);
     const invited = await cliJson(['entry', 'list', ...P, '--status', 'invited'], as());
-    expect(invited.map((e: { entryId: string }) => e.entryId).sort()).toEqual([queue[0].entryId, queue[1].entryId, queue[5].entryId].sort());
+    expect(invited.map((e: { entryId: string }) => e.entryId).sort()).toEqual(
+      [queue[0].entryId, queue[1].entryId, queue[5].entryId].sort(),
+    );
     const rest = await cliJson(['entry', 'list', ...P, '--sort', 'position'], as());
     expect(rest.map((e: { entryId: string }) => e.entryId)).toEqual([queue[2].entryId, queue[3].entryId, queue[4].entryId]);
     const usage = await cli(['entry', 'invite', ...P], as());
@@ -68,7 +95,11 @@ describe('lifecycle CLI', () => {
     expect(table.stdout).toContain('waiting');
     // the invited code redeems with a secret key
     const secret = (await cliJson(['key', 'create', ...P, '--name', 'srv', '--kind', 'secret'], as())).key;
-    const r = await new Client(srv.url).post('/v1/waitlist/launch/invites/redeem', { code: inv[0].inviteCode }, { authorization: `Bearer ${secret}` });
+    const r = await new Client(srv.url).post(
+      '/v1/waitlist/launch/invites/redeem',
+      { code: inv[0].inviteCode },
+      { authorization: `Bearer ${secret}` },
+    );
     expect(r.status).toBe(200);
     expect((await postJoin(srv.url, 'launch', key, { email: 'late@example.com' })).status).toBe(201);
   });

@@ -29,7 +29,9 @@ describe('exit codes of the process', () => {
       [['serve', '--trust-proxy', 'not-an-ip'], {}, /--trust-proxy: not an IP address/],
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
     ];
-    const results = await Promise.all(cases.map(([args, env]) => cliProcess(args, { home, env: { WAITLIST_DB: '/nonexistent/x.db', ...env } })));
+    const results = await Promise.all(
+      cases.map(([args, env]) => cliProcess(args, { home, env: { WAITLIST_DB: '/nonexistent/x.db', ...env } })),
+    );
     results.forEach((r, i) => {
       const [args, , message] = cases[i]!;
       expect(r.exitCode, args.join(' ')).toBe(2);

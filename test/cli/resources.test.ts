@@ -50,7 +50,12 @@ describe('project', () => {
     const tsv = await cli(['project', 'list'], as());
     expect(tsv.exitCode).toBe(0);
     const row = tsv.stdout.split('\n').find((l) => l.includes('tsv-project'))!;
-    expect(row.split('\t')).toEqual([expect.stringMatching(/^prj_/), 'Tsv Project', 'tsv-project', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)]);
+    expect(row.split('\t')).toEqual([
+      expect.stringMatching(/^prj_/),
+      'Tsv Project',
+      'tsv-project',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    ]);
     expect(tsv.stdout).not.toContain('\x1b[');
 
     const table = await cli(['project', 'list'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
@@ -146,9 +151,20 @@ describe('key', () => {
     const r = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'ci'], as());
     expect(r.exitCode).toBe(0);
     const cells = r.stdout.trimEnd().split('\t');
-    expect(cells).toEqual([expect.stringMatching(/^key_/), 'ci', expect.stringMatching(/^wl_pk_/), expect.stringMatching(/^\d{4}-/), '', 'publishable', expect.stringMatching(/^wl_pk_/)]);
+    expect(cells).toEqual([
+      expect.stringMatching(/^key_/),
+      'ci',
+      expect.stringMatching(/^wl_pk_/),
+      expect.stringMatching(/^\d{4}-/),
+      '',
+      'publishable',
+      expect.stringMatching(/^wl_pk_/),
+    ]);
     expect(cells[6]!.startsWith(cells[2]!)).toBe(true);
-    const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
+    const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], {
+      home,
+      env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' },
+    });
     expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KIND +│ KEY +│/);
     expect(table.stdout).toMatch(/│ never +│ publishable +│ wl_pk_/);
     const missing = await cli(['key', 'list'], as());

@@ -24,7 +24,9 @@ afterAll(async () => {
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {
     expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
+      ...eventSettingsDefaults,
+      ...lifecycleSettingsDefaults,
+      ...surfaceSettingsDefaults,
       allowedOrigins: [],
       blockDisposableEmails: false,
       honeypotField: null,
@@ -33,11 +35,22 @@ describe('project settings', () => {
 
   it('changes only the settings named, and the join route follows them', async () => {
     const set = await cliJson(
-      ['project', 'settings', 'guarded', '--allowed-origins', 'https://example.com, https://www.example.com', '--block-disposable', '--honeypot-field', 'website'],
+      [
+        'project',
+        'settings',
+        'guarded',
+        '--allowed-origins',
+        'https://example.com, https://www.example.com',
+        '--block-disposable',
+        '--honeypot-field',
+        'website',
+      ],
       as(),
     );
     expect(set).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
+      ...eventSettingsDefaults,
+      ...lifecycleSettingsDefaults,
+      ...surfaceSettingsDefaults,
       allowedOrigins: ['https://example.com', 'https://www.example.com'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -53,7 +66,14 @@ describe('project settings', () => {
     expect(entries).toHaveLength(1); // the honeypot join was not stored
 
     const back = await cliJson(['project', 'settings', 'guarded', '--any-origin', '--no-block-disposable', '--no-honeypot-field'], as());
-    expect(back).toEqual({ ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null });
+    expect(back).toEqual({
+      ...eventSettingsDefaults,
+      ...lifecycleSettingsDefaults,
+      ...surfaceSettingsDefaults,
+      allowedOrigins: [],
+      blockDisposableEmails: false,
+      honeypotField: null,
+    });
   });
 
   it('rejects bad values as usage errors naming the flag, and conflicting flags', async () => {

@@ -52,11 +52,15 @@ afterAll(async () => {
 
 describe.runIf(hasScript)('on a terminal', () => {
   it('signup prompts for email and password (twice), then whoami works', async () => {
-    const r = await onTty(home, ['signup', '--server', srv.url], [
-      [/Email:/, 'tty@example.com\r'],
-      [/Password:/, 'a long password\r'],
-      [/Repeat password:/, 'a long password\r'],
-    ]);
+    const r = await onTty(
+      home,
+      ['signup', '--server', srv.url],
+      [
+        [/Email:/, 'tty@example.com\r'],
+        [/Password:/, 'a long password\r'],
+        [/Repeat password:/, 'a long password\r'],
+      ],
+    );
     expect(r.answered).toBe(3);
     expect(r.exitCode).toBe(0);
     expect((await cliJson(['whoami'], { home })).email).toBe('tty@example.com');

@@ -35,7 +35,15 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 60_000,
     });
     mkdirSync(SHOTS, { recursive: true });
@@ -72,7 +80,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
     });
     const P = await projectWithKey(owner, 'Layout');
     const long = `${'a-very-long-local-part-that-keeps-going-and-going'.repeat(2)}@subdomain.of.a.rather.long.example-domain.com`;
-    expect((await postJoin(srv.url, P.slug, P.key, { email: long, name: 'Long Email Person', source: 'a-long-source-name' })).status).toBe(201);
+    expect((await postJoin(srv.url, P.slug, P.key, { email: long, name: 'Long Email Person', source: 'a-long-source-name' })).status).toBe(
+      201,
+    );
     expect((await postJoin(srv.url, P.slug, P.key, { email: 'short@example.com', name: 'Short' })).status).toBe(201);
 
     const page = await newPage(1280);

@@ -12,7 +12,12 @@ let browser: Browser;
 beforeAll(async () => {
   srv = await startServer();
   if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 60_000 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+      timeout: 60_000,
+    });
   }
 });
 afterAll(async () => {

@@ -24,7 +24,14 @@ describe('dashboard files', () => {
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(r.headers.get('cache-control')).toBe('no-cache');
     const csp = r.headers.get('content-security-policy')!;
-    for (const d of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+    for (const d of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ]) {
       expect(csp).toContain(d);
     }
     expect(csp).not.toContain('unsafe-inline');
@@ -58,7 +65,15 @@ describe('dashboard files', () => {
   });
 
   it('answers every other path with the JSON 404 envelope', async () => {
-    for (const path of ['/index.html', '/projects', '/assets/', '/assets/missing.js', '/assets/../package.json', '/favicon.ico', '/web/index.html']) {
+    for (const path of [
+      '/index.html',
+      '/projects',
+      '/assets/',
+      '/assets/missing.js',
+      '/assets/../package.json',
+      '/favicon.ico',
+      '/web/index.html',
+    ]) {
       const r = await fetch(srv.url + path);
       expect(r.status, path).toBe(404);
       expect(r.headers.get('content-type')).toContain('application/json');

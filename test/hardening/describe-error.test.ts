@@ -7,7 +7,11 @@ import { describeError } from '../../src/server/log.js';
 describe('describeError', () => {
   it('keeps the query and the driver error, drops the parameters', () => {
     const cause = Object.assign(new Error('duplicate key value violates unique constraint "users_email_norm_unique"'), { code: '23505' });
-    const err = new DrizzleQueryError('insert into "users" ("email", "password_hash") values ($1, $2)', ['ada@example.com', '$2b$10$secrethash'], cause);
+    const err = new DrizzleQueryError(
+      'insert into "users" ("email", "password_hash") values ($1, $2)',
+      ['ada@example.com', '$2b$10$secrethash'],
+      cause,
+    );
     const line = describeError(err);
     expect(line).toContain('insert into "users"');
     expect(line).toContain('duplicate key value');

@@ -30,7 +30,20 @@ async function exercise(srv: TestServer) {
   track(await c.get(`/api/project/${p.projectId}/waitlist?search=secret-search-term&page=1`));
   track(await c.get(`/api/project/${p.projectId}/waitlist?page=zz&token=query-token-value`));
   track(await c.post('/api/auth/logout'));
-  const secrets = [password, 'Wr0ng-Secret-Passw0rd', p.key, p.key.slice(3), token, c.cookie || token, 'secret-search-term', 'query-token-value', 'meta-secret-value', email, joiner, 'Secret Name'];
+  const secrets = [
+    password,
+    'Wr0ng-Secret-Passw0rd',
+    p.key,
+    p.key.slice(3),
+    token,
+    c.cookie || token,
+    'secret-search-term',
+    'query-token-value',
+    'meta-secret-value',
+    email,
+    joiner,
+    'Secret Name',
+  ];
   return { secrets: secrets.filter(Boolean), ids };
 }
 

@@ -30,7 +30,11 @@ beforeAll(async () => {
   });
   expect(s.status).toBe(200);
   // A few entries so list queries have something to page and search through.
-  for (const [email, name] of [['ann@example.com', 'Ann 100%'], ['bob_x@example.com', 'Bob'], ['zoë@example.com', 'Zoë']]) {
+  for (const [email, name] of [
+    ['ann@example.com', 'Ann 100%'],
+    ['bob_x@example.com', 'Bob'],
+    ['zoë@example.com', 'Zoë'],
+  ]) {
     await fetch(`${srv.url}/v1/waitlist/${plain.slug}/join`, {
       method: 'POST',
       headers: { authorization: `Bearer ${plain.key}`, 'content-type': 'application/json' },
@@ -40,7 +44,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   agent.destroy();
-  const hist = [...statuses].sort(([a], [b]) => a - b).map(([k, v]) => `${k}×${v}`).join(' ');
+  const hist = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(' ');
   console.log(`[properties] ${executed} generated HTTP cases ran (seed ${SEED}); statuses: ${hist}`);
   await srv.stop();
   cleanup(srv);
@@ -71,8 +78,17 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 }
 
 const ERROR_CODES: Record<string, number> = {
-  invalid_json: 400, validation_failed: 400, unauthorized: 401, forbidden: 403, signup_closed: 403, not_found: 404,
-  email_taken: 409, slug_taken: 409, payload_too_large: 413, unsupported_media_type: 415, rate_limited: 429,
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  signup_closed: 403,
+  not_found: 404,
+  email_taken: 409,
+  slug_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
 };
 
 /** The reply is a contract envelope with a status from `allowed` (never 5xx). */
@@ -100,7 +116,9 @@ async function runParallel<T>(arb: fc.Arbitrary<T>, total: number, check: (v: T)
     await check(v);
   });
   await Promise.all(
-    Array.from({ length: PARALLEL }, (_, i) => fc.assert(prop, { numRuns: Math.ceil(total / PARALLEL), seed: SEED + i, endOnFailure: true })),
+    Array.from({ length: PARALLEL }, (_, i) =>
+      fc.assert(prop, { numRuns: Math.ceil(total / PARALLEL), seed: SEED + i, endOnFailure: true }),
+    ),
   );
 }
 
@@ -123,16 +141,18 @@ const fieldKey = fc.oneof(
   fc.constantFrom('email', 'name', 'source', 'metadata', 'website', '__proto__', 'constructor', 'prototype', 'toString'),
   fc.string({ maxLength: 10 }),
 );
-const joinObject = fc.record(
-  {
-    email: fc.oneof(email, jsonish),
-    name: fc.oneof(text, jsonish),
-    source: fc.oneof(text, fc.constantFrom('ads', 'x'.repeat(101))),
-    metadata: fc.oneof(fc.object({ maxDepth: 6, key: fieldKey }), jsonish, fc.constant({ big: 'x'.repeat(9000) })),
-    website: fc.oneof(fc.constant(''), text, jsonish),
-  },
-  { requiredKeys: [] },
-).chain((o) => fc.dictionary(fieldKey, jsonish, { maxKeys: 2 }).map((extra) => ({ ...extra, ...o })));
+const joinObject = fc
+  .record(
+    {
+      email: fc.oneof(email, jsonish),
+      name: fc.oneof(text, jsonish),
+      source: fc.oneof(text, fc.constantFrom('ads', 'x'.repeat(101))),
+      metadata: fc.oneof(fc.object({ maxDepth: 6, key: fieldKey }), jsonish, fc.constant({ big: 'x'.repeat(9000) })),
+      website: fc.oneof(fc.constant(''), text, jsonish),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((o) => fc.dictionary(fieldKey, jsonish, { maxKeys: 2 }).map((extra) => ({ ...extra, ...o })));
 let unique = 0;
 // Mostly-valid bodies, so plenty of joins get through to the database (201, then 409 on repeats).
 const validJoin = fc
@@ -157,7 +177,10 @@ const joinBody = fc.oneof(
   { weight: 1, arbitrary: fc.json() },
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
   { weight: 1, arbitrary: fc.constantFrom('', '{', '{"email":', '[]', 'null', '{"__proto__":{"x":1}}', '\u0000', '{"email":"a@b.co"}{}') },
-  { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => JSON.stringify({ email: 'big@example.com', name: 'x'.repeat(n) })) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => JSON.stringify({ email: 'big@example.com', name: 'x'.repeat(n) })),
+  },
 );
 
 // 14,000 requests: minutes, not seconds, when the whole suite shares two cores with it.
@@ -166,7 +189,14 @@ describe('generated input over HTTP', { timeout: 240_000 }, () => {
     const arb = fc.record({
       project: fc.constantFrom('plain', 'plain', 'guarded', 'guarded', 'unknown'),
       key: fc.constantFrom('own', 'own', 'own', 'own', 'own', 'other', 'none', 'garbage', 'lowercase-bearer'),
-      type: fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'application/merge-patch+json', 'text/plain', 'none'),
+      type: fc.constantFrom(
+        'application/json',
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/merge-patch+json',
+        'text/plain',
+        'none',
+      ),
       origin: fc.constantFrom(undefined, undefined, undefined, 'https://ok.example', 'https://evil.example', 'null'),
       body: joinBody,
     });
@@ -174,7 +204,9 @@ describe('generated input over HTTP', { timeout: 240_000 }, () => {
       const p = c.project === 'guarded' ? guarded : plain;
       const slug = c.project === 'unknown' ? 'no-such-waitlist' : p.slug;
       const headers: Record<string, string> = {};
-      const key = { own: p.key, other: (p === plain ? guarded : plain).key, garbage: 'wl_garbage', none: '', 'lowercase-bearer': p.key }[c.key];
+      const key = { own: p.key, other: (p === plain ? guarded : plain).key, garbage: 'wl_garbage', none: '', 'lowercase-bearer': p.key }[
+        c.key
+      ];
       if (key) headers.authorization = `${c.key === 'lowercase-bearer' ? 'bearer' : 'Bearer'} ${key}`;
       if (c.type !== 'none') headers['content-type'] = c.type;
       if (c.origin) headers.origin = c.origin;
@@ -189,14 +221,50 @@ describe('generated input over HTTP', { timeout: 240_000 }, () => {
   });
 
   it(`arbitrary headers, methods and paths (${RUNS.headers} cases)`, async () => {
-    const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((n) => n !== 0x7f).map((n) => String.fromCharCode(n)), maxLength: 80 });
-    const tokenChar = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&\'*+-.^_`|~'.split(''));
+    const headerValue = fc.string({
+      unit: fc
+        .integer({ min: 0x20, max: 0xff })
+        .filter((n) => n !== 0x7f)
+        .map((n) => String.fromCharCode(n)),
+      maxLength: 80,
+    });
+    const tokenChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~".split(''));
     const headerName = fc.oneof(
-      fc.constantFrom('authorization', 'cookie', 'origin', 'content-type', 'x-forwarded-for', 'x-forwarded-proto', 'user-agent', 'accept', 'x-request-id', 'range', 'if-none-match'),
+      fc.constantFrom(
+        'authorization',
+        'cookie',
+        'origin',
+        'content-type',
+        'x-forwarded-for',
+        'x-forwarded-proto',
+        'user-agent',
+        'accept',
+        'x-request-id',
+        'range',
+        'if-none-match',
+      ),
       fc.string({ unit: tokenChar, minLength: 1, maxLength: 20 }),
     );
     const pathSeg = fc.oneof(
-      fc.constantFrom('api', 'project', 'auth', 'me', 'login', 'waitlist', 'apikey', 'stats', 'export', 'settings', 'v1', 'join', '..', '%2e%2e', '%00', plain.projectId, plain.slug),
+      fc.constantFrom(
+        'api',
+        'project',
+        'auth',
+        'me',
+        'login',
+        'waitlist',
+        'apikey',
+        'stats',
+        'export',
+        'settings',
+        'v1',
+        'join',
+        '..',
+        '%2e%2e',
+        '%00',
+        plain.projectId,
+        plain.slug,
+      ),
       fc.string({ unit: tokenChar, maxLength: 12 }).map(encodeURIComponent),
     );
     const arb = fc.record({
@@ -231,13 +299,37 @@ describe('generated input over HTTP', { timeout: 240_000 }, () => {
   it(`list queries: page, limit, search and junk parameters (${RUNS.lists} cases)`, async () => {
     const qValue = fc.oneof(
       fc.integer({ min: -5, max: 200 }).map(String),
-      fc.constantFrom('', '0', '1', '100', '101', '1e2', '0x10', '2.5', ' 3', '99999999999', 'NaN', '-0', '%', '_', '%_%', '\\', 'ann', 'AN', '100%', 'bob_', 'zoë'),
+      fc.constantFrom(
+        '',
+        '0',
+        '1',
+        '100',
+        '101',
+        '1e2',
+        '0x10',
+        '2.5',
+        ' 3',
+        '99999999999',
+        'NaN',
+        '-0',
+        '%',
+        '_',
+        '%_%',
+        '\\',
+        'ann',
+        'AN',
+        '100%',
+        'bob_',
+        'zoë',
+      ),
       fc.string({ maxLength: 30 }),
       fc.string({ unit: 'binary', maxLength: 10 }),
     );
     const arb = fc.record({
       route: fc.constantFrom('entries', 'entries', 'entries', 'projects', 'keys', 'export'),
-      params: fc.array(fc.tuple(fc.constantFrom('page', 'limit', 'search', 'format', 'x', '__proto__', 'page[]'), qValue), { maxLength: 5 }),
+      params: fc.array(fc.tuple(fc.constantFrom('page', 'limit', 'search', 'format', 'x', '__proto__', 'page[]'), qValue), {
+        maxLength: 5,
+      }),
       raw: fc.constantFrom('', '&', '&&page', '&%zz', '&search=%ff', '&limit=%00'),
     });
     await runParallel(arb, RUNS.lists, async (c) => {
@@ -251,8 +343,15 @@ describe('generated input over HTTP', { timeout: 240_000 }, () => {
       const r = await send('GET', `${base}?${qs}`, { cookie: owner.cookie });
       checkEnvelope(r, [200, 400], c, base);
       if (r.status !== 200 || c.route === 'export') return;
-      const d = JSON.parse(r.text).data as { items: { email: string; name: string | null }[]; page: number; limit: number; total: number; totalPages: number };
-      if (d.items.length > d.limit || d.totalPages !== Math.ceil(d.total / d.limit)) throw new Error(`inconsistent page ${r.text.slice(0, 200)}`);
+      const d = JSON.parse(r.text).data as {
+        items: { email: string; name: string | null }[];
+        page: number;
+        limit: number;
+        total: number;
+        totalPages: number;
+      };
+      if (d.items.length > d.limit || d.totalPages !== Math.ceil(d.total / d.limit))
+        throw new Error(`inconsistent page ${r.text.slice(0, 200)}`);
       const searches = c.params.filter(([k]) => k === 'search');
       const s = searches.length === 1 ? searches[0]![1].trim() : '';
       if (c.route === 'entries' && s && !c.raw.includes('search') && /^[\x20-\x7e]*$/.test(s)) {

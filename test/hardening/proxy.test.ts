@@ -52,11 +52,19 @@ describe('--trust-proxy (loopback and private networks trusted)', () => {
   it('believes X-Forwarded-Proto only from a trusted proxy (Secure cookie)', async () => {
     const { srv } = await setup(['--trust-proxy', '--open-signup']);
     const c = new Client(srv.url);
-    const r = await c.post('/api/auth/signup', { email: uniqueEmail(), password: 'password1' }, { 'x-forwarded-proto': 'https', origin: `https://${new URL(srv.url).host}` });
+    const r = await c.post(
+      '/api/auth/signup',
+      { email: uniqueEmail(), password: 'password1' },
+      { 'x-forwarded-proto': 'https', origin: `https://${new URL(srv.url).host}` },
+    );
     expect(r.status).toBe(201);
     expect(r.headers.get('set-cookie')).toMatch(/; Secure/);
     const plain = await servers[0]!;
-    const r2 = await new Client(plain.url).post('/api/auth/login', { email: 'x@example.com', password: 'p' }, { 'x-forwarded-proto': 'https' });
+    const r2 = await new Client(plain.url).post(
+      '/api/auth/login',
+      { email: 'x@example.com', password: 'p' },
+      { 'x-forwarded-proto': 'https' },
+    );
     expect(r2.headers.get('set-cookie')).toBeNull();
   });
 });

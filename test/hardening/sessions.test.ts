@@ -26,7 +26,9 @@ const withDb = <T>(fn: (db: Database.Database) => T): T => {
   }
 };
 const expiresAt = (token: string) =>
-  withDb((db) => (db.prepare('SELECT expires_at AS e FROM sessions WHERE token_hash = ?').get(hash(token)) as { e: number } | undefined)?.e);
+  withDb(
+    (db) => (db.prepare('SELECT expires_at AS e FROM sessions WHERE token_hash = ?').get(hash(token)) as { e: number } | undefined)?.e,
+  );
 
 describe('sessions', () => {
   it('login issues a new session id and ends the session the request came with', async () => {

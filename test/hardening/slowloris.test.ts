@@ -18,7 +18,7 @@ describe('slowloris', () => {
   it('a client trickling its headers is cut off after the headers timeout', async () => {
     const head = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(200)}`;
     let i = 0;
-    const r = await raw(srv.url, 'G', { feed: () => (i < head.length ? head[++i] ?? '' : 'a'), everyMs: 100, waitMs: 10_000 });
+    const r = await raw(srv.url, 'G', { feed: () => (i < head.length ? (head[++i] ?? '') : 'a'), everyMs: 100, waitMs: 10_000 });
     expect(r.closed).toBe(true);
     expect(r.ms).toBeGreaterThanOrEqual(1900);
     expect(r.ms).toBeLessThan(4500);

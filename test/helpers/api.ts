@@ -85,24 +85,21 @@ export function raw(
 ): Promise<RawRes> {
   const u = new URL(path, base);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: opts.headers ?? {} },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          let body: any = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          responseLog.push({ method, path, status: res.statusCode!, text });
-          resolve({ status: res.statusCode!, headers: res.headers, text, body });
-        });
-      },
-    );
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: opts.headers ?? {} }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let body: any = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
+        responseLog.push({ method, path, status: res.statusCode!, text });
+        resolve({ status: res.statusCode!, headers: res.headers, text, body });
+      });
+    });
     // The server may answer 413 and close before the whole body went out.
     req.on('error', reject);
     if (opts.chunks) {

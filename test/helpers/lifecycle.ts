@@ -22,7 +22,12 @@ export async function dbQuery<T = Record<string, unknown>>(server: TestServer, s
   const client = new pg.Client({ connectionString: server.dbEnv.DATABASE_URL });
   await client.connect();
   try {
-    return (await client.query(sql.replace(/\?/g, () => `$${++i}`), params)).rows as T[];
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++i}`),
+        params,
+      )
+    ).rows as T[];
   } finally {
     await client.end();
   }

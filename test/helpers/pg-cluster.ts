@@ -67,7 +67,9 @@ export async function startCluster(settings: Record<string, string | number> = {
   await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
   const port = await freePort();
   const opts = { listen_addresses: '127.0.0.1', port, unix_socket_directories: dir, fsync: 'off', ...settings };
-  const o = Object.entries(opts).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+  const o = Object.entries(opts)
+    .map(([k, v]) => `-c ${k}=${v}`)
+    .join(' ');
   const log = join(dir, 'log');
   const cluster: Cluster = {
     port,

@@ -26,9 +26,7 @@ export async function dropPgDatabases(baseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: baseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`,
-    );
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`);
     for (const r of rows) await client.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
     return rows.length;
   } finally {

@@ -72,7 +72,14 @@ describe.skipIf(Boolean(skip))('PostgreSQL outages', () => {
         signal: AbortSignal.timeout(HANG_MS),
       });
       const body = (await r.json()) as { error?: { code: string } };
-      return { email, status: r.status, code: body.error?.code, retryAfter: r.headers.get('retry-after'), ms: Date.now() - started, at: started };
+      return {
+        email,
+        status: r.status,
+        code: body.error?.code,
+        retryAfter: r.headers.get('retry-after'),
+        ms: Date.now() - started,
+        at: started,
+      };
     } catch (err) {
       const hung = err instanceof Error && err.name === 'TimeoutError';
       return { email, status: hung ? 'hung' : 'network', ms: Date.now() - started, at: started };
@@ -152,7 +159,10 @@ describe.skipIf(Boolean(skip))('PostgreSQL outages', () => {
     );
     expect(rows.length).toBe(acked.length);
     // The log says why, without one line per refused request.
-    const logged = srv.output().split('\n').filter((l) => l.includes('database unavailable'));
+    const logged = srv
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('database unavailable'));
     expect(logged.some((l) => /PostgreSQL is unreachable \(ECONNREFUSED\)/.test(l))).toBe(true);
     expect(logged.length).toBeLessThan(30);
     expect(srv.output()).not.toMatch(/internal error/);
@@ -221,17 +231,16 @@ describe.skipIf(Boolean(skip))('PostgreSQL outages', () => {
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
     try {
       const started = Date.now();
-      const [frozen, ready] = await Promise.all([
-        Promise.all(Array.from({ length: 6 }, () => join(uniqueEmail('frozen')))),
-        readyz(),
-      ]);
+      const [frozen, ready] = await Promise.all([Promise.all(Array.from({ length: 6 }, () => join(uniqueEmail('frozen')))), readyz()]);
       // Pooled connections: the client-side bound (statement timeout 1 s + 5 s) ends them, as a
       // frozen server cannot enforce its own statement_timeout; new ones: the 1 s connect timeout.
       expect(frozen.map((o) => o.status)).toEqual(Array(6).fill(503));
       expect(Date.now() - started).toBeLessThan(HANG_MS);
       expect(ready.status).toBe(503);
       // No answer within the check's 2 s, or the 1 s connect timeout: either way, not ready.
-      expect(ready.body.message).toMatch(/^Not ready: database: (no answer within 2000 ms|the connection to PostgreSQL was lost|connecting to PostgreSQL timed out)$/);
+      expect(ready.body.message).toMatch(
+        /^Not ready: database: (no answer within 2000 ms|the connection to PostgreSQL was lost|connecting to PostgreSQL timed out)$/,
+      );
     } finally {
       for (const pid of pids) process.kill(pid, 'SIGCONT');
     }

@@ -82,8 +82,23 @@ describe.skipIf(Boolean(skip))('two instances behind nginx with TLS (deploy/ngin
     const cert = join(dir, 'cert.pem');
     const key = join(dir, 'key.pem');
     await execa(OPENSSL!, [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
     ]);
     agent = new Agent({ ca: readFileSync(cert), keepAlive: true, maxSockets: 8 });
 
@@ -111,7 +126,12 @@ describe.skipIf(Boolean(skip))('two instances behind nginx with TLS (deploy/ngin
     };
     // What envsubst does with the named variables; anything left over is a placeholder we missed.
     const site = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8').replace(/\$\{(WAITLIST_[A-Z_]+)\}/g, (_, v: string) => vars[v]!);
-    expect(site.split('\n').filter((l) => !l.trim().startsWith('#')).join('\n')).not.toMatch(/\$\{/);
+    expect(
+      site
+        .split('\n')
+        .filter((l) => !l.trim().startsWith('#'))
+        .join('\n'),
+    ).not.toMatch(/\$\{/);
     writeFileSync(join(dir, 'waitlist.conf'), site);
     for (const t of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, `tmp-${t}`), { mode: 0o777 });
     // The minimal main configuration around it (a real host has /etc/nginx/nginx.conf for this).
@@ -228,31 +248,41 @@ http {
     expect(String(asset.headers['content-type'])).toMatch(/javascript/);
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('the dashboard in Chromium over HTTPS: log in, the Secure cookie and the Origin check work through the proxy', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-      timeout: 60_000,
-    });
-    try {
-      // The certificate is self-signed: this browser context accepts it; nothing else is relaxed.
-      const ctx = await browser.newContext({ ignoreHTTPSErrors: true });
-      const page = await ctx.newPage();
-      page.setDefaultTimeout(15_000);
-      await page.goto(`${origin}/`);
-      await page.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();
-      await page.getByLabel('Email').fill(ownerEmail);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
-      await page.getByRole('link', { name: 'Behind nginx' }).waitFor();
-      const [session] = (await ctx.cookies()).filter((c) => c.name === 'waitlist_session');
-      expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!existsSync(CHROMIUM))(
+    'the dashboard in Chromium over HTTPS: log in, the Secure cookie and the Origin check work through the proxy',
+    async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+        ],
+        timeout: 60_000,
+      });
+      try {
+        // The certificate is self-signed: this browser context accepts it; nothing else is relaxed.
+        const ctx = await browser.newContext({ ignoreHTTPSErrors: true });
+        const page = await ctx.newPage();
+        page.setDefaultTimeout(15_000);
+        await page.goto(`${origin}/`);
+        await page.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();
+        await page.getByLabel('Email').fill(ownerEmail);
+        await page.getByLabel('Password').fill(password);
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+        await page.getByRole('link', { name: 'Behind nginx' }).waitFor();
+        const [session] = (await ctx.cookies()).filter((c) => c.name === 'waitlist_session');
+        expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it('a rolling restart under load (SIGTERM, then a new process on the same port): every join answered 201', async () => {
     const outcomes: { status: number; by: string }[] = [];
@@ -270,7 +300,10 @@ http {
       await old.stop('SIGTERM'); // finishes what it is answering, then exits 0
       expect(old.proc.exitCode).toBe(0);
       // What systemd does on `restart`: the next version starts on the same port.
-      const next = await startServer({ reuse: { dbFile: '/nonexistent', dbEnv: old.dbEnv }, args: ['--trust-proxy', '127.0.0.1', '--port', port] });
+      const next = await startServer({
+        reuse: { dbFile: '/nonexistent', dbEnv: old.dbEnv },
+        args: ['--trust-proxy', '127.0.0.1', '--port', port],
+      });
       // As docs/deploy.md says: the new process is ready, and nginx sends it traffic again (after its
       // fail_timeout of 2 s), before the next instance goes down.
       const ready = await fetch(`${next.url}/readyz`);
@@ -292,7 +325,9 @@ http {
       await Promise.all(workers);
     }
     const failed = outcomes.filter((o) => o.status !== 201);
-    console.log(`[rolling] ${outcomes.length} joins through nginx during two restarts: ${failed.length} not 201 (${failed.map((o) => o.status).join(', ')})`);
+    console.log(
+      `[rolling] ${outcomes.length} joins through nginx during two restarts: ${failed.length} not 201 (${failed.map((o) => o.status).join(', ')})`,
+    );
     // Joins in flight inside a stopping instance (or racing the close of an idle keep-alive
     // connection) are replayed by nginx on the other one (deploy/nginx.conf): nothing fails.
     expect(failed).toEqual([]);
@@ -346,6 +381,8 @@ http {
     }
     // The management API keeps working through the proxy too.
     expect((await call('GET', `/api/project/${project.projectId}/stats`)).status).toBe(200);
-    console.log(`[failover] ${outcomes.length} joins through nginx: ${outcomes.length - replayed.length} × 201, ${replayed.length} × 409 (committed by the killed instance, replayed)`);
+    console.log(
+      `[failover] ${outcomes.length} joins through nginx: ${outcomes.length - replayed.length} × 201, ${replayed.length} × 409 (committed by the killed instance, replayed)`,
+    );
   });
 });

@@ -24,9 +24,7 @@ describe.skipIf(DIALECT !== 'sqlite')('liveness and readiness on SQLite', () => 
     const r = await c.get('/readyz');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'success', data: { status: 'ready' } });
-    expect(r.body.data.checks.map((x: { name: string; ok: boolean }) => [x.name, x.ok])).toEqual([
-      ['database', true],
-    ]);
+    expect(r.body.data.checks.map((x: { name: string; ok: boolean }) => [x.name, x.ok])).toEqual([['database', true]]);
     expect(r.headers.get('cache-control')).toBe('no-store');
   });
 

@@ -32,7 +32,10 @@ async function reachable(url: string): Promise<boolean> {
 
 const REGISTRY = await registryUrl();
 const ONLINE = await reachable(REGISTRY);
-if (!ONLINE) console.warn(`\n  Package test SKIPPED: the npm registry (${REGISTRY}) is unreachable, so npx cannot install the tarball's dependencies.\n`);
+if (!ONLINE)
+  console.warn(
+    `\n  Package test SKIPPED: the npm registry (${REGISTRY}) is unreachable, so npx cannot install the tarball's dependencies.\n`,
+  );
 
 /** Serves better-sqlite3's compiled binary in prebuild-install's layout, for that exact build only. */
 function prebuildMirror(dir: string): Promise<Server> {
@@ -78,7 +81,19 @@ describe.skipIf(!ONLINE)('npm pack + npx waitlist serve', () => {
 
   beforeAll(async () => {
     // The files a clean checkout has that the build needs; node_modules shared by a link.
-    for (const f of ['package.json', 'tsconfig.json', 'vite.config.ts', 'README.md', 'LICENSE', 'src', 'web', 'bin', 'migrations', 'scripts', 'widget']) {
+    for (const f of [
+      'package.json',
+      'tsconfig.json',
+      'vite.config.ts',
+      'README.md',
+      'LICENSE',
+      'src',
+      'web',
+      'bin',
+      'migrations',
+      'scripts',
+      'widget',
+    ]) {
       cpSync(join(ROOT, f), join(stage, f), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');

@@ -16,7 +16,10 @@ describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => 
     const url = await createPgDatabase(baseUrl!);
     const reuse = { dbFile: '/nonexistent', dbEnv: { DATABASE_URL: url } };
     // Both start at once on a fresh database: the migration lock must serialise them.
-    [a, b] = await Promise.all([startServer({ reuse, env, args: ['--open-signup'] }), startServer({ reuse, env, args: ['--open-signup'] })]);
+    [a, b] = await Promise.all([
+      startServer({ reuse, env, args: ['--open-signup'] }),
+      startServer({ reuse, env, args: ['--open-signup'] }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -45,7 +48,9 @@ describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => 
     expect(statuses.filter((s) => s === 409)).toHaveLength(39);
     // Distinct joins racing over both instances: the trigger-kept total matches the rows.
     // (9 more: the 50-per-IP join limit of this suite stays unreached)
-    const more = await Promise.all(Array.from({ length: 9 }, (_, i) => postJoin(i % 2 ? a.url : b.url, slug, key, { email: uniqueEmail('many') })));
+    const more = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => postJoin(i % 2 ? a.url : b.url, slug, key, { email: uniqueEmail('many') })),
+    );
     expect(more.map((r) => r.status)).toEqual(Array(9).fill(201));
     const list = await owner.get(`/api/project/${projectId}/waitlist?limit=100`);
     expect(list.body.data.total).toBe(10);

@@ -51,7 +51,9 @@ describe('admin names its database', () => {
     const r = await admin(['user', 'add', '--email', 'prompted-op@example.com'], { tty: true, answers: ['ops password', 'ops password'] });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toBe('? Password:\n? Repeat password:\n');
-    expect(r.stdout).toMatch(new RegExp(`^Created user prompted-op@example\\.com \\(usr_\\w+\\) in ${dbName.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n$`));
+    expect(r.stdout).toMatch(
+      new RegExp(`^Created user prompted-op@example\\.com \\(usr_\\w+\\) in ${dbName.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n$`),
+    );
     ok(await new Client(srv.url).post('/api/auth/login', { email: 'prompted-op@example.com', password: 'ops password' }));
     const short = await admin(['user', 'reset-password', '--email', 'prompted-op@example.com'], { tty: true, answers: ['short', 'short'] });
     expect(short.exitCode).toBe(2);
@@ -72,7 +74,10 @@ describe('admin never creates a database', () => {
   it('a missing SQLite file is an error naming the path, and no file appears', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'waitlist-nodb-'));
     const file = join(dir, 'waitlist.db');
-    for (const args of [['project', 'restore', 'prj_01ARZ3NDEKTSV4RRFFQ69G5FAV'], ['user', 'add', '--email', 'x@example.com', '--password-stdin']]) {
+    for (const args of [
+      ['project', 'restore', 'prj_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+      ['user', 'add', '--email', 'x@example.com', '--password-stdin'],
+    ]) {
       const r = await cli(['admin', ...args, '--db', file], { input: 'long enough password' });
       expect(r.exitCode, args.join(' ')).toBe(1);
       expect(r.stdout).toBe('');
@@ -84,7 +89,7 @@ describe('admin never creates a database', () => {
     fails(await owner.get('/api/project/prj_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 404, 'not_found');
   });
 
-  it('an existing file or database without the service\'s tables is refused and left as it was', async () => {
+  it("an existing file or database without the service's tables is refused and left as it was", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'waitlist-notdb-'));
     const notes = join(dir, 'notes.db');
     writeFileSync(notes, 'not a database');
@@ -107,13 +112,17 @@ describe('admin never creates a database', () => {
     if (process.env.WAITLIST_TEST_DB === 'pg' && process.env.TEST_DATABASE_URL) {
       const { createPgDatabase } = await import('../helpers/pg.js');
       const empty = await createPgDatabase(process.env.TEST_DATABASE_URL);
-      const r3 = await cli(['admin', 'user', 'add', '--email', 'x@example.com', '--password-stdin', '--database-url', empty], { input: 'long enough password' });
+      const r3 = await cli(['admin', 'user', 'add', '--email', 'x@example.com', '--password-stdin', '--database-url', empty], {
+        input: 'long enough password',
+      });
       expect(r3.exitCode).toBe(1);
       expect(r3.stderr).toContain(`is not a waitlist database (no users table`);
       const pg = (await import('pg')).default;
       const c = new pg.Client({ connectionString: empty });
       await c.connect();
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`);
+      const { rows } = await c.query(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`,
+      );
       await c.end();
       expect(rows[0].n).toBe(0); // nothing was migrated into it
     }

@@ -154,7 +154,9 @@ describe('login', () => {
 
   it('a missing password or unknown field → 400 naming it', async () => {
     expect(issuePaths(await new Client(open.url).post('/api/auth/login', { email: mail }))).toContain('password');
-    expect(issuePaths(await new Client(open.url).post('/api/auth/login', { email: mail, password: PW, remember: true }))).toContain('remember');
+    expect(issuePaths(await new Client(open.url).post('/api/auth/login', { email: mail, password: PW, remember: true }))).toContain(
+      'remember',
+    );
   });
 
   it('two logins give two independent sessions', async () => {

@@ -82,7 +82,9 @@ describe('double opt-in', () => {
     const p = await setup();
     const email = uniqueEmail('again');
     const a = await join(p, { email });
-    const before = await dbQuery<{ confirm_token_hash: string }>(server, 'SELECT confirm_token_hash FROM entries WHERE id = ?', [a.entryId]);
+    const before = await dbQuery<{ confirm_token_hash: string }>(server, 'SELECT confirm_token_hash FROM entries WHERE id = ?', [
+      a.entryId,
+    ]);
     fails(await postJoin(server.url, p.slug, p.key, { email }), 409, 'email_taken');
     const after1 = await dbQuery<{ confirm_token_hash: string; confirm_resent_at: number }>(
       server,
@@ -92,7 +94,9 @@ describe('double opt-in', () => {
     expect(after1[0]!.confirm_token_hash).not.toBe(before[0]!.confirm_token_hash);
     expect(after1[0]!.confirm_resent_at).not.toBeNull();
     fails(await postJoin(server.url, p.slug, p.key, { email }), 409, 'email_taken');
-    const after2 = await dbQuery<{ confirm_token_hash: string }>(server, 'SELECT confirm_token_hash FROM entries WHERE id = ?', [a.entryId]);
+    const after2 = await dbQuery<{ confirm_token_hash: string }>(server, 'SELECT confirm_token_hash FROM entries WHERE id = ?', [
+      a.entryId,
+    ]);
     expect(after2[0]!.confirm_token_hash).toBe(after1[0]!.confirm_token_hash); // throttled
     const rows = await dbQuery(server, 'SELECT id FROM entries WHERE email = ?', [email]);
     expect(rows).toHaveLength(1);

@@ -44,7 +44,15 @@ describe('join with internationalised addresses', () => {
   });
 
   it('still refuses what is not an address, naming the field', async () => {
-    for (const email of ['zoë@', 'a b@müller.de', '😀@example.com', 'a\u200b@example.com', 'user@müller', '"quoted"@example.com', 'a..b@müller.de']) {
+    for (const email of [
+      'zoë@',
+      'a b@müller.de',
+      '😀@example.com',
+      'a\u200b@example.com',
+      'user@müller',
+      '"quoted"@example.com',
+      'a..b@müller.de',
+    ]) {
       const r = await join(email);
       fails(r, 400, 'validation_failed');
       expect(r.body.error.issues[0], email).toEqual({ path: 'email', message: 'Invalid email address' });
@@ -63,6 +71,10 @@ describe('accounts with internationalised addresses', () => {
     ok(await c.post('/api/auth/signup', { email: 'admin@bücher.example', password: 'a long password' }), 201);
     const u = ok(await new Client(srv.url).post('/api/auth/login', { email: 'ADMIN@xn--bcher-kva.example', password: 'a long password' }));
     expect(u.email).toBe('admin@bücher.example');
-    fails(await new Client(srv.url).post('/api/auth/signup', { email: 'admin@xn--bcher-kva.example', password: 'a long password' }), 409, 'email_taken');
+    fails(
+      await new Client(srv.url).post('/api/auth/signup', { email: 'admin@xn--bcher-kva.example', password: 'a long password' }),
+      409,
+      'email_taken',
+    );
   });
 });

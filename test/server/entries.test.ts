@@ -46,7 +46,7 @@ const list = (query = '') => owner.get(`/api/project/${P.projectId}/waitlist${qu
 const tagsOf = (d: any) => d.items.map((e: any) => e.metadata.tag as string).sort();
 
 describe('list', () => {
-  it('newest first, default page 1 / limit 20, only this project\'s entries', async () => {
+  it("newest first, default page 1 / limit 20, only this project's entries", async () => {
     const d = ok(await list());
     expect(d).toMatchObject({ page: 1, limit: 20, total: PEOPLE.length, totalPages: 1 });
     expect(d.items.map((e: any) => e.entryId)).toEqual(PEOPLE.map(([t]) => ids[t]).reverse());
@@ -92,8 +92,7 @@ describe('list', () => {
     expect(issuePaths(await list(`?search=${'a'.repeat(300)}`))).toEqual(['search']);
     expect(issuePaths(await list('?search=a&search=b'))).toEqual(['search']);
     // Found by the property test: NUL broke the FTS5 query (a 500). Short and long needles alike.
-    for (const q of ['a%00b', 'abc%00', '%00'])
-      expect(issuePaths(await list(`?search=${q}`)), q).toEqual(['search']);
+    for (const q of ['a%00b', 'abc%00', '%00']) expect(issuePaths(await list(`?search=${q}`)), q).toEqual(['search']);
     expect(issuePaths(await owner.get(`/api/project/${P.projectId}/waitlist/export?search=abc%00`))).toEqual(['search']);
   });
 
@@ -107,7 +106,13 @@ describe('list', () => {
 describe('get', () => {
   it('the full entry', async () => {
     const e = ok(await owner.get(`/api/project/${P.projectId}/waitlist/${ids.ada}`));
-    expect(e).toMatchObject({ entryId: ids.ada, email: 'ada.lovelace@example.com', name: 'Ada Lovelace', source: 'landing-page', metadata: { tag: 'ada' } });
+    expect(e).toMatchObject({
+      entryId: ids.ada,
+      email: 'ada.lovelace@example.com',
+      name: 'Ada Lovelace',
+      source: 'landing-page',
+      metadata: { tag: 'ada' },
+    });
     expect(e.createdAt).toMatch(ISO_RE);
     expect(e.updatedAt).toMatch(ISO_RE);
   });
@@ -124,7 +129,10 @@ describe('update', () => {
   let id: string;
   let created: any;
   beforeAll(async () => {
-    id = ok(await postJoin(srv.url, P.slug, P.key, { email: 'upd@example.com', name: 'Up', source: 'ads', metadata: { a: 1 } }), 201).entryId;
+    id = ok(
+      await postJoin(srv.url, P.slug, P.key, { email: 'upd@example.com', name: 'Up', source: 'ads', metadata: { a: 1 } }),
+      201,
+    ).entryId;
     created = ok(await owner.get(`/api/project/${P.projectId}/waitlist/${id}`));
   });
   const put = (body: unknown) => owner.put(`/api/project/${P.projectId}/waitlist/${id}`, body);
@@ -132,7 +140,14 @@ describe('update', () => {
   it('name only → 200 with the entry; other fields stay; updatedAt moves', async () => {
     await new Promise((r) => setTimeout(r, 5));
     const e = ok(await put({ name: 'Renamed' }));
-    expect(e).toMatchObject({ entryId: id, email: 'upd@example.com', name: 'Renamed', source: 'ads', metadata: { a: 1 }, createdAt: created.createdAt });
+    expect(e).toMatchObject({
+      entryId: id,
+      email: 'upd@example.com',
+      name: 'Renamed',
+      source: 'ads',
+      metadata: { a: 1 },
+      createdAt: created.createdAt,
+    });
     expect(Date.parse(e.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
   });
 
@@ -165,7 +180,11 @@ describe('update', () => {
   ])('%j → 400 naming the field; nothing changes', async (body, path) => {
     const paths = issuePaths(await put(body));
     if (path) expect(paths).toContain(path);
-    expect(ok(await owner.get(`/api/project/${P.projectId}/waitlist/${id}`))).toMatchObject({ email: 'upd@example.com', source: 'ads', name: 'Both' });
+    expect(ok(await owner.get(`/api/project/${P.projectId}/waitlist/${id}`))).toMatchObject({
+      email: 'upd@example.com',
+      source: 'ads',
+      name: 'Both',
+    });
   });
 
   it('metadata nested 6,000 levels deep → 400, not a 500', async () => {
@@ -289,14 +308,21 @@ describe('export', () => {
       format === 'json'
         ? r.body.map((e: any) => e.email)
         : format === 'ndjson'
-          ? r.text.split('\n').filter(Boolean).map((l) => JSON.parse(l).email)
-          : parseCsv(r.text).slice(1).map((row) => row[1]);
+          ? r.text
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l).email)
+          : parseCsv(r.text)
+              .slice(1)
+              .map((row) => row[1]);
     expect(emails).toEqual(['percent@example.com']);
   });
 
-  it('csv: every field starting like a formula gets a leading \', emails included (OWASP)', async () => {
+  it("csv: every field starting like a formula gets a leading ', emails included (OWASP)", async () => {
     const F = await projectWithKey(owner, 'Formula export');
-    expect((await postJoin(srv.url, F.slug, F.key, { email: '+tag@example.com', name: '=HYPERLINK("x")', source: '@home' })).status).toBe(201);
+    expect((await postJoin(srv.url, F.slug, F.key, { email: '+tag@example.com', name: '=HYPERLINK("x")', source: '@home' })).status).toBe(
+      201,
+    );
     const r = await owner.get(`/api/project/${F.projectId}/waitlist/export?format=csv`);
     const [header, row] = parseCsv(r.text);
     const col = (name: string) => header!.indexOf(name);
@@ -324,7 +350,10 @@ describe('export', () => {
       for (const r of await Promise.all(batch)) expect(r.status).toBe(201);
     }
     const r = await owner.get(`/api/project/${L.projectId}/waitlist/export?format=ndjson`);
-    const rows = r.text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = r.text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(1100);
     expect(new Set(rows.map((e) => e.entryId)).size).toBe(1100);
     const sorted = [...rows].sort((a, b) => (a.entryId < b.entryId ? 1 : -1));

@@ -144,12 +144,16 @@ describe('Origin and content type on /api', () => {
       fails(await owner.get('/api/project', { origin }), 403, 'forbidden');
       fails(await owner.post('/api/project', { name: 'Cross' }, { origin }), 403, 'forbidden');
     }
-    fails(await new Client(srv.url).post('/api/auth/login', { email: 'a@b.co', password: 'xxxxxxxx' }, { origin: 'http://evil.example' }), 403, 'forbidden');
+    fails(
+      await new Client(srv.url).post('/api/auth/login', { email: 'a@b.co', password: 'xxxxxxxx' }, { origin: 'http://evil.example' }),
+      403,
+      'forbidden',
+    );
     const list = ok(await owner.get('/api/project'));
     expect(list.items.map((p: { name: string }) => p.name)).not.toContain('Cross');
   });
 
-  it('the server\'s own Origin is accepted', async () => {
+  it("the server's own Origin is accepted", async () => {
     ok(await owner.get('/api/project', { origin: srv.url }));
     ok(await owner.post('/api/project', { name: 'Same origin' }, { origin: srv.url }), 201);
   });
@@ -178,7 +182,10 @@ describe('Origin and content type on /api', () => {
   });
 
   it('a body with no content type → 415', async () => {
-    const r = await raw(srv.url, 'POST', '/api/project', { headers: { cookie: owner.cookie, 'content-length': '12' }, body: '{"name":"x"}' });
+    const r = await raw(srv.url, 'POST', '/api/project', {
+      headers: { cookie: owner.cookie, 'content-length': '12' },
+      body: '{"name":"x"}',
+    });
     expect(r.status).toBe(415);
     expect(r.body.error.code).toBe('unsupported_media_type');
   });

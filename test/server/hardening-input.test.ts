@@ -24,7 +24,8 @@ const joinHead = (extra: string) =>
   `POST /v1/waitlist/${p.slug}/join HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${p.key}\r\n` +
   `Content-Type: application/json\r\n${extra}\r\n`;
 const entries = async (search?: string) =>
-  (await owner.get(`/api/project/${p.projectId}/waitlist?limit=100${search === undefined ? '' : `&search=${encodeURIComponent(search)}`}`)).body.data;
+  (await owner.get(`/api/project/${p.projectId}/waitlist?limit=100${search === undefined ? '' : `&search=${encodeURIComponent(search)}`}`))
+    .body.data;
 
 describe('bodies', () => {
   it('413 for a declared Content-Length over 16 KiB, before reading it', async () => {
@@ -67,7 +68,10 @@ describe('bodies', () => {
 
   it('a small chunked body is read normally', async () => {
     const body = JSON.stringify({ email: uniqueEmail('chunked') });
-    const r = await raw(srv.url, joinHead('Transfer-Encoding: chunked\r\nConnection: close\r\n') + `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+    const r = await raw(
+      srv.url,
+      joinHead('Transfer-Encoding: chunked\r\nConnection: close\r\n') + `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
     expect(r.status).toBe(201);
   });
 });
@@ -153,7 +157,14 @@ describe('emails', () => {
   });
 
   it('unicode: never a 5xx; accepted addresses round-trip exactly, names in any script are kept', async () => {
-    const cases = ['üser@exämple.com', 'user@xn--exmple-cua.com', '用户@例子.广告', 'a\u200b@example.com', '😀@example.com', 'café@example.com'];
+    const cases = [
+      'üser@exämple.com',
+      'user@xn--exmple-cua.com',
+      '用户@例子.广告',
+      'a\u200b@example.com',
+      '😀@example.com',
+      'café@example.com',
+    ];
     for (const email of cases) {
       const r = await postJoin(srv.url, p.slug, p.key, { email, name: 'Zoë 山田 😀 \u202eevil' });
       expect([201, 400], email).toContain(r.status);

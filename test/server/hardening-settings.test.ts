@@ -3,16 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
-import {
-  cleanup,
-  Client,
-  postJoin,
-  projectWithKey,
-  signedUp,
-  startServer,
-  uniqueEmail,
-  type TestServer,
-} from '../helpers/server.js';
+import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let owner: Client;
@@ -28,7 +19,14 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-const DEFAULTS = { ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults, allowedOrigins: [], blockDisposableEmails: false, honeypotField: null };
+const DEFAULTS = {
+  ...eventSettingsDefaults,
+  ...lifecycleSettingsDefaults,
+  ...surfaceSettingsDefaults,
+  allowedOrigins: [],
+  blockDisposableEmails: false,
+  honeypotField: null,
+};
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
@@ -45,13 +43,19 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
-      ...eventSettingsDefaults, ...lifecycleSettingsDefaults, ...surfaceSettingsDefaults,
+      ...eventSettingsDefaults,
+      ...lifecycleSettingsDefaults,
+      ...surfaceSettingsDefaults,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',
     });
     expect((await owner.get(`/api/project/${projectId}/settings`)).body.data).toEqual(p2.body.data);
-    const p3 = await owner.put(`/api/project/${projectId}/settings`, { allowedOrigins: [], honeypotField: null, blockDisposableEmails: false });
+    const p3 = await owner.put(`/api/project/${projectId}/settings`, {
+      allowedOrigins: [],
+      honeypotField: null,
+      blockDisposableEmails: false,
+    });
     expect(p3.body.data).toEqual(DEFAULTS);
 
     const project = await owner.get(`/api/project/${projectId}`);

@@ -58,14 +58,24 @@ it('SIGKILL in the middle of inviting 10,000: all or nothing, and the queue coun
     const cookie = admin.cookie; // the session lives in the database: it survives the restart
     admin = new Client(server.url);
     admin.cookie = cookie;
-    const [{ n }] = (await dbQuery<{ n: number | string }>(server, `SELECT count(*) AS n FROM entries WHERE project_id = ? AND status = 'invited'`, [projectId])) as [{ n: number | string }];
+    const [{ n }] = (await dbQuery<{ n: number | string }>(
+      server,
+      `SELECT count(*) AS n FROM entries WHERE project_id = ? AND status = 'invited'`,
+      [projectId],
+    )) as [{ n: number | string }];
     expect([0, N]).toContain(Number(n));
     outcomes.push(Number(n));
     // the bucket table agrees with the rows
-    const [{ b }] = (await dbQuery<{ b: number | string }>(server, 'SELECT coalesce(sum(n), 0) AS b FROM position_buckets WHERE project_id = ?', [
-      projectId,
-    ])) as [{ b: number | string }];
-    const [{ w }] = (await dbQuery<{ w: number | string }>(server, `SELECT count(*) AS w FROM entries WHERE project_id = ? AND status = 'waiting' AND deleted_at IS NULL`, [projectId])) as [{ w: number | string }];
+    const [{ b }] = (await dbQuery<{ b: number | string }>(
+      server,
+      'SELECT coalesce(sum(n), 0) AS b FROM position_buckets WHERE project_id = ?',
+      [projectId],
+    )) as [{ b: number | string }];
+    const [{ w }] = (await dbQuery<{ w: number | string }>(
+      server,
+      `SELECT count(*) AS w FROM entries WHERE project_id = ? AND status = 'waiting' AND deleted_at IS NULL`,
+      [projectId],
+    )) as [{ w: number | string }];
     expect(Number(b)).toBe(Number(w));
     await dbQuery(server, `UPDATE entries SET status = 'waiting', invite_code_hash = NULL WHERE project_id = ?`, [projectId]);
   }

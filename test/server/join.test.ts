@@ -53,15 +53,44 @@ describe('join: success', () => {
     const r = await join(A.slug, A.key, { email: e, name: 'Ada', source: 'twitter', metadata: meta }, { 'user-agent': 'TestAgent/1.0' });
     const id = ok(r, 201).entryId;
     const got = ok(await owner.get(`/api/project/${A.projectId}/waitlist/${id}`));
-    expect(got).toMatchObject({ email: e, name: 'Ada', source: 'twitter', metadata: meta, ip: '127.0.0.1', userAgent: 'TestAgent/1.0', country: null });
+    expect(got).toMatchObject({
+      email: e,
+      name: 'Ada',
+      source: 'twitter',
+      metadata: meta,
+      ip: '127.0.0.1',
+      userAgent: 'TestAgent/1.0',
+      country: null,
+    });
     expect(Object.keys(got).sort()).toEqual(
-      ['country', 'createdAt', 'email', 'entryId', 'ip', 'metadata', 'name', 'source', 'updatedAt', 'userAgent', 'status', 'position', 'fields',
-        'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'].sort(),
+      [
+        'country',
+        'createdAt',
+        'email',
+        'entryId',
+        'ip',
+        'metadata',
+        'name',
+        'source',
+        'updatedAt',
+        'userAgent',
+        'status',
+        'position',
+        'fields',
+        'referralCode',
+        'referredBy',
+        'referrals',
+        'confirmedAt',
+        'invitedAt',
+        'acceptedAt',
+      ].sort(),
     );
   });
 
   it('trims the email and takes a charset parameter on the content type', async () => {
-    const r = await join(A.slug, A.key, JSON.stringify({ email: '  spaced@example.com  ' }), { 'content-type': 'application/json; charset=utf-8' });
+    const r = await join(A.slug, A.key, JSON.stringify({ email: '  spaced@example.com  ' }), {
+      'content-type': 'application/json; charset=utf-8',
+    });
     expect(ok(r, 201).email).toBe('spaced@example.com');
   });
 
@@ -137,31 +166,197 @@ describe('join: order of checks', () => {
     status: number;
     code: string;
   }[] = [
-    { name: 'missing key beats unknown slug', slug: () => 'no-such-slug', key: () => undefined, body: () => ({ email: email() }), status: 401, code: 'unauthorized' },
-    { name: 'malformed key beats unknown slug', slug: () => 'no-such-slug', key: () => 'wl_bad', body: () => ({ email: email() }), status: 401, code: 'unauthorized' },
-    { name: 'revoked key beats unknown slug', slug: () => 'no-such-slug', key: () => revoked, body: () => ({ email: email() }), status: 401, code: 'unauthorized' },
-    { name: 'missing key beats a bad body', slug: () => A.slug, key: () => undefined, body: () => '{bad', status: 401, code: 'unauthorized' },
-    { name: 'revoked key beats oversized body', slug: () => A.slug, key: () => revoked, body: () => ({ email: email(), name: BIG }), status: 401, code: 'unauthorized' },
-    { name: 'valid key, unknown slug → 404', slug: () => 'no-such-slug', key: () => A.key, body: () => ({ email: email() }), status: 404, code: 'not_found' },
-    { name: 'unknown slug beats bad JSON', slug: () => 'no-such-slug', key: () => A.key, body: () => '{bad', status: 404, code: 'not_found' },
-    { name: 'unknown slug beats oversized body', slug: () => 'no-such-slug', key: () => A.key, body: () => ({ email: email(), name: BIG }), status: 404, code: 'not_found' },
-    { name: 'live key of a soft-deleted project → 404', slug: () => D.slug, key: () => D.key, body: () => ({ email: email() }), status: 404, code: 'not_found' },
-    { name: 'deleted project slug with another key → 404', slug: () => D.slug, key: () => A.key, body: () => ({ email: email() }), status: 404, code: 'not_found' },
-    { name: 'other-project key beats oversized body', slug: () => B.slug, key: () => A.key, body: () => ({ email: email(), name: BIG }), status: 401, code: 'unauthorized' },
-    { name: 'other-project key beats wrong content type', slug: () => B.slug, key: () => A.key, body: () => 'email=x', headers: { 'content-type': 'text/plain' }, status: 401, code: 'unauthorized' },
-    { name: 'other-project key beats bad JSON', slug: () => B.slug, key: () => A.key, body: () => '{bad', status: 401, code: 'unauthorized' },
-    { name: 'other-project key beats invalid fields', slug: () => B.slug, key: () => A.key, body: () => ({ email: 'nope' }), status: 401, code: 'unauthorized' },
-    { name: 'oversized body → 413', slug: () => A.slug, key: () => A.key, body: () => ({ email: email(), name: BIG }), status: 413, code: 'payload_too_large' },
-    { name: 'oversized body beats wrong content type', slug: () => A.slug, key: () => A.key, body: () => BIG, headers: { 'content-type': 'text/plain' }, status: 413, code: 'payload_too_large' },
-    { name: 'text/plain → 415', slug: () => A.slug, key: () => A.key, body: () => JSON.stringify({ email: email() }), headers: { 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
+    {
+      name: 'missing key beats unknown slug',
+      slug: () => 'no-such-slug',
+      key: () => undefined,
+      body: () => ({ email: email() }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'malformed key beats unknown slug',
+      slug: () => 'no-such-slug',
+      key: () => 'wl_bad',
+      body: () => ({ email: email() }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'revoked key beats unknown slug',
+      slug: () => 'no-such-slug',
+      key: () => revoked,
+      body: () => ({ email: email() }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'missing key beats a bad body',
+      slug: () => A.slug,
+      key: () => undefined,
+      body: () => '{bad',
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'revoked key beats oversized body',
+      slug: () => A.slug,
+      key: () => revoked,
+      body: () => ({ email: email(), name: BIG }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'valid key, unknown slug → 404',
+      slug: () => 'no-such-slug',
+      key: () => A.key,
+      body: () => ({ email: email() }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'unknown slug beats bad JSON',
+      slug: () => 'no-such-slug',
+      key: () => A.key,
+      body: () => '{bad',
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'unknown slug beats oversized body',
+      slug: () => 'no-such-slug',
+      key: () => A.key,
+      body: () => ({ email: email(), name: BIG }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'live key of a soft-deleted project → 404',
+      slug: () => D.slug,
+      key: () => D.key,
+      body: () => ({ email: email() }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'deleted project slug with another key → 404',
+      slug: () => D.slug,
+      key: () => A.key,
+      body: () => ({ email: email() }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'other-project key beats oversized body',
+      slug: () => B.slug,
+      key: () => A.key,
+      body: () => ({ email: email(), name: BIG }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'other-project key beats wrong content type',
+      slug: () => B.slug,
+      key: () => A.key,
+      body: () => 'email=x',
+      headers: { 'content-type': 'text/plain' },
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'other-project key beats bad JSON',
+      slug: () => B.slug,
+      key: () => A.key,
+      body: () => '{bad',
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'other-project key beats invalid fields',
+      slug: () => B.slug,
+      key: () => A.key,
+      body: () => ({ email: 'nope' }),
+      status: 401,
+      code: 'unauthorized',
+    },
+    {
+      name: 'oversized body → 413',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => ({ email: email(), name: BIG }),
+      status: 413,
+      code: 'payload_too_large',
+    },
+    {
+      name: 'oversized body beats wrong content type',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => BIG,
+      headers: { 'content-type': 'text/plain' },
+      status: 413,
+      code: 'payload_too_large',
+    },
+    {
+      name: 'text/plain → 415',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => JSON.stringify({ email: email() }),
+      headers: { 'content-type': 'text/plain' },
+      status: 415,
+      code: 'unsupported_media_type',
+    },
     // application/x-www-form-urlencoded is a plain form post now (LIFECYCLE.md; test/server/surface-forms.test.ts); multipart is not.
-    { name: 'multipart form → 415', slug: () => A.slug, key: () => A.key, body: () => '--x\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' }, status: 415, code: 'unsupported_media_type' },
-    { name: 'wrong content type beats bad JSON', slug: () => A.slug, key: () => A.key, body: () => '{bad', headers: { 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
-    { name: 'bad JSON → 400 invalid_json', slug: () => A.slug, key: () => A.key, body: () => '{"email": ', status: 400, code: 'invalid_json' },
+    {
+      name: 'multipart form → 415',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => '--x\r\n',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      status: 415,
+      code: 'unsupported_media_type',
+    },
+    {
+      name: 'wrong content type beats bad JSON',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => '{bad',
+      headers: { 'content-type': 'text/plain' },
+      status: 415,
+      code: 'unsupported_media_type',
+    },
+    {
+      name: 'bad JSON → 400 invalid_json',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => '{"email": ',
+      status: 400,
+      code: 'invalid_json',
+    },
     { name: 'empty body → 400 invalid_json', slug: () => A.slug, key: () => A.key, body: () => '', status: 400, code: 'invalid_json' },
-    { name: 'bad JSON beats a duplicate email', slug: () => A.slug, key: () => A.key, body: () => `{"email":"dup-order@example.com",}`, status: 400, code: 'invalid_json' },
-    { name: 'invalid fields beat a duplicate email', slug: () => A.slug, key: () => A.key, body: () => ({ email: 'dup-order@example.com', extra: 1 }), status: 400, code: 'validation_failed' },
-    { name: 'duplicate → 409', slug: () => A.slug, key: () => A.key, body: () => ({ email: 'dup-order@example.com' }), status: 409, code: 'email_taken' },
+    {
+      name: 'bad JSON beats a duplicate email',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => `{"email":"dup-order@example.com",}`,
+      status: 400,
+      code: 'invalid_json',
+    },
+    {
+      name: 'invalid fields beat a duplicate email',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => ({ email: 'dup-order@example.com', extra: 1 }),
+      status: 400,
+      code: 'validation_failed',
+    },
+    {
+      name: 'duplicate → 409',
+      slug: () => A.slug,
+      key: () => A.key,
+      body: () => ({ email: 'dup-order@example.com' }),
+      status: 409,
+      code: 'email_taken',
+    },
   ];
 
   beforeAll(async () => {
@@ -183,7 +378,11 @@ describe('join: body validation names the field', () => {
     { name: 'missing email', body: () => ({ name: 'x' }), path: 'email' },
     { name: 'invalid email', body: () => ({ email: 'not-an-email' }), path: 'email' },
     { name: 'email not a string', body: () => ({ email: 42 }), path: 'email' },
-    { name: 'email of 255 chars', body: () => ({ email: `${'a'.repeat(64)}@${'b'.repeat(62)}.${'c'.repeat(61)}.${'d'.repeat(61)}.com` }), path: 'email' },
+    {
+      name: 'email of 255 chars',
+      body: () => ({ email: `${'a'.repeat(64)}@${'b'.repeat(62)}.${'c'.repeat(61)}.${'d'.repeat(61)}.com` }),
+      path: 'email',
+    },
     { name: 'name of 201 chars', body: () => ({ email: email(), name: 'n'.repeat(201) }), path: 'name' },
     { name: 'name not a string', body: () => ({ email: email(), name: 5 }), path: 'name' },
     { name: 'source of 101 chars', body: () => ({ email: email(), source: 's'.repeat(101) }), path: 'source' },
@@ -192,7 +391,11 @@ describe('join: body validation names the field', () => {
     { name: 'metadata is null', body: () => ({ email: email(), metadata: null }), path: 'metadata' },
     { name: 'metadata over 8 KiB', body: () => ({ email: email(), metadata: { k: 'p'.repeat(8192 - 7) } }), path: 'metadata' },
     { name: 'metadata nested 6 levels', body: () => ({ email: email(), metadata: deep(6) }), path: 'metadata' },
-    { name: 'metadata nested 6 levels through arrays', body: () => ({ email: email(), metadata: { a: [[[[{ b: 1 }]]]] } }), path: 'metadata' },
+    {
+      name: 'metadata nested 6 levels through arrays',
+      body: () => ({ email: email(), metadata: { a: [[[[{ b: 1 }]]]] } }),
+      path: 'metadata',
+    },
     { name: 'unknown top-level field', body: () => ({ email: email(), referrer: 'x' }), path: 'referrer' },
     { name: 'server-set field ip', body: () => ({ email: email(), ip: '1.2.3.4' }), path: 'ip' },
   ];
@@ -292,7 +495,7 @@ describe('join: duplicates', () => {
   it('40 concurrent joins differing only in case and whitespace → exactly one 201', async () => {
     const variants = Array.from({ length: 40 }, (_, i) => {
       const base = 'Race2@Example.com';
-      const cased = [...base].map((ch, j) => ((i >> j % 5) & 1 ? ch.toUpperCase() : ch.toLowerCase())).join('');
+      const cased = [...base].map((ch, j) => ((i >> (j % 5)) & 1 ? ch.toUpperCase() : ch.toLowerCase())).join('');
       return `${' '.repeat(i % 3)}${cased}${' '.repeat(i % 2)}`;
     });
     const rs = await Promise.all(variants.map((e) => join(A.slug, A.key, { email: e })));
@@ -325,7 +528,11 @@ describe('join: duplicates', () => {
 describe('join: CORS', () => {
   it('answers the preflight from any origin', async () => {
     const r = await raw(srv.url, 'OPTIONS', `/v1/waitlist/${A.slug}/join`, {
-      headers: { origin: 'https://landing.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://landing.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     expect(r.status).toBeGreaterThanOrEqual(200);
     expect(r.status).toBeLessThan(300);

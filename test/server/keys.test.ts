@@ -150,7 +150,7 @@ describe('delete (revoke)', () => {
     expect(list.items.map((k: any) => k.keyId)).not.toContain(r.keyId);
   });
 
-  it('revoking one key leaves the project\'s other keys working', async () => {
+  it("revoking one key leaves the project's other keys working", async () => {
     const k1 = ok(await owner.post(base(), { name: 'k1' }), 201);
     const k2 = ok(await owner.post(base(), { name: 'k2' }), 201);
     ok(await owner.del(`${base()}/${k1.keyId}`));

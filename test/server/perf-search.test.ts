@@ -76,9 +76,40 @@ async function allPages(search: string | undefined, limit: number) {
 }
 
 const NEEDLES = [
-  'ann', 'AN', 'a', 'e', 'smith', 'SMITH', 'bob.s', 'example.com', 'filler1', 'Filler 2',
-  'ålander', 'ÅLAND', 'ë', 'Ë', 'ñ', 'núñez', 'ΣΩΚ', 'σωκράτης', 'σω', 'ç',
-  '%', '_', '0%', '0% p', 'e_j', '_j', '%_', 'r_s', '"hi"', '"', 'y "h', '\\', 'zzz', 'qq',
+  'ann',
+  'AN',
+  'a',
+  'e',
+  'smith',
+  'SMITH',
+  'bob.s',
+  'example.com',
+  'filler1',
+  'Filler 2',
+  'ålander',
+  'ÅLAND',
+  'ë',
+  'Ë',
+  'ñ',
+  'núñez',
+  'ΣΩΚ',
+  'σωκράτης',
+  'σω',
+  'ç',
+  '%',
+  '_',
+  '0%',
+  '0% p',
+  'e_j',
+  '_j',
+  '%_',
+  'r_s',
+  '"hi"',
+  '"',
+  'y "h',
+  '\\',
+  'zzz',
+  'qq',
 ];
 
 describe('entry search', () => {
@@ -129,7 +160,11 @@ describe('entry search', () => {
     for (const needle of ['filler', 'ë', 'example']) {
       const r = await owner.get(`/api/project/${project.projectId}/waitlist/export?format=ndjson&search=${encodeURIComponent(needle)}`);
       expect(r.status).toBe(200);
-      const emails = r.text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).email);
+      const emails = r.text
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).email);
       expect(emails).toEqual(expected(needle));
     }
   });

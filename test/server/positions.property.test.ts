@@ -5,7 +5,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
 import { dbQuery, sha256 } from '../helpers/lifecycle.js';
-import { cleanup, Client, DIALECT, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import {
+  cleanup,
+  Client,
+  DIALECT,
+  postJoin,
+  projectWithKey,
+  signedUp,
+  startServer,
+  uniqueEmail,
+  type TestServer,
+} from '../helpers/server.js';
 
 const SMTP = { WAITLIST_SMTP_URL: 'smtp://127.0.0.1:9' };
 let a: TestServer;
@@ -31,7 +41,10 @@ type Op =
   | { t: 'boost'; v: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('join' as const), ref: fc.option(fc.nat(40), { nil: null }), pending: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ t: fc.constant('join' as const), ref: fc.option(fc.nat(40), { nil: null }), pending: fc.boolean() }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('confirm' as const), i: fc.nat(40) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('delete' as const), i: fc.nat(40) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('invite' as const), n: fc.integer({ min: 1, max: 3 }) }) },

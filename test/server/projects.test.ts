@@ -67,13 +67,7 @@ describe('create', () => {
     expectProject(b);
   });
 
-  it.each([
-    ['abc'],
-    ['a1b2'],
-    ['my-cool-app-2'],
-    ['x'.repeat(48)],
-    ['0-0'],
-  ])('accepts the explicit slug %j', async (slug) => {
+  it.each([['abc'], ['a1b2'], ['my-cool-app-2'], ['x'.repeat(48)], ['0-0']])('accepts the explicit slug %j', async (slug) => {
     expect(ok(await create(owner, { name: 'Explicit', slug }), 201).slug).toBe(slug);
   });
 

@@ -20,7 +20,12 @@ const freePort = () =>
 
 /** Spawns `waitlist serve` with exactly these args/env and waits for the URL line. */
 async function spawnServe(args: string[], env: Record<string, string>) {
-  const proc = execa('node', [BIN, 'serve', ...args], { env: { WAITLIST_RATE_LIMIT: 'off', DATABASE_URL: '', PORT: '', HOST: '', ...env }, reject: false, all: true, buffer: false });
+  const proc = execa('node', [BIN, 'serve', ...args], {
+    env: { WAITLIST_RATE_LIMIT: 'off', DATABASE_URL: '', PORT: '', HOST: '', ...env },
+    reject: false,
+    all: true,
+    buffer: false,
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL:\n${out}`)), 20_000);
@@ -117,7 +122,13 @@ describe('signals', () => {
     const u = new URL(srv.url);
     const res = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(
-        { host: u.hostname, port: u.port, method: 'POST', path: `/v1/waitlist/${P.slug}/join`, headers: { authorization: `Bearer ${P.key}`, 'content-type': 'application/json' } },
+        {
+          host: u.hostname,
+          port: u.port,
+          method: 'POST',
+          path: `/v1/waitlist/${P.slug}/join`,
+          headers: { authorization: `Bearer ${P.key}`, 'content-type': 'application/json' },
+        },
         (r) => {
           let text = '';
           r.on('data', (d) => (text += d));
@@ -226,7 +237,16 @@ describe('client IP and proxies', () => {
     try {
       const c = await signedUp(srv.url);
       const P = await projectWithKey(c);
-      ok(await postJoin(srv.url, P.slug, P.key, { email: 'proxied@example.com' }, { 'x-forwarded-for': '8.8.8.8', 'user-agent': 'Proxied/1' }), 201);
+      ok(
+        await postJoin(
+          srv.url,
+          P.slug,
+          P.key,
+          { email: 'proxied@example.com' },
+          { 'x-forwarded-for': '8.8.8.8', 'user-agent': 'Proxied/1' },
+        ),
+        201,
+      );
       const e = await entryOf(c, P.projectId);
       expect(e.ip).toBe('8.8.8.8');
       expect(e.country).toMatch(/^[A-Z]{2}$/);
@@ -255,7 +275,10 @@ describe('rate limit switch', () => {
     const off = await startServer({ env: { WAITLIST_RATE_LIMIT: 'off', WAITLIST_JOIN_LIMIT: '1' } });
     const on = await startServer({ env: { WAITLIST_RATE_LIMIT: '', WAITLIST_JOIN_LIMIT: '1' } });
     try {
-      for (const [srv, second] of [[off, 201], [on, 429]] as const) {
+      for (const [srv, second] of [
+        [off, 201],
+        [on, 429],
+      ] as const) {
         const c = await signedUp(srv.url);
         const P = await projectWithKey(c);
         ok(await postJoin(srv.url, P.slug, P.key, { email: 'one@example.com' }), 201);

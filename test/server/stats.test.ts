@@ -35,7 +35,16 @@ describe('GET /api/project/:projectId/stats', () => {
     expect(perDay[0]!.date).toBe(utcDate(today - 29 * DAY));
     for (let i = 1; i < 30; i++) expect(Date.parse(perDay[i]!.date) - Date.parse(perDay[i - 1]!.date)).toBe(DAY);
     expect(perDay.every((d) => d.count === 0)).toBe(true);
-    expect(Object.keys(r.body.data).sort()).toEqual(['byStatus', 'last7Days', 'perDay', 'referred', 'today', 'topCountries', 'topSources', 'total']);
+    expect(Object.keys(r.body.data).sort()).toEqual([
+      'byStatus',
+      'last7Days',
+      'perDay',
+      'referred',
+      'today',
+      'topCountries',
+      'topSources',
+      'total',
+    ]);
     expect(r.body.data.byStatus).toEqual({ pending: 0, waiting: 0, invited: 0, accepted: 0 });
   });
 

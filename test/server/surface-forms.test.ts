@@ -182,7 +182,9 @@ describe('proof-of-work captcha', () => {
 
   it('20 concurrent joins with one solution: exactly one 201', async () => {
     const altcha = solve(await challenge(C));
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => postJoin(srv.url, C.slug, C.key, { email: `race${i}@example.com`, altcha })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postJoin(srv.url, C.slug, C.key, { email: `race${i}@example.com`, altcha })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
   });
 

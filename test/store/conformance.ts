@@ -283,7 +283,13 @@ export function storeConformance(adapter: Adapter) {
 
       it('keyForAuth finds a key by lookup id, revoked ones too (the caller refuses them)', async () => {
         const { p, k } = await fixture();
-        expect(await store.keyForAuth(k.lookup)).toEqual({ id: k.id, projectId: p.id, secretHash: k.secretHash, revokedAt: null, kind: 'publishable' });
+        expect(await store.keyForAuth(k.lookup)).toEqual({
+          id: k.id,
+          projectId: p.id,
+          secretHash: k.secretHash,
+          revokedAt: null,
+          kind: 'publishable',
+        });
         await store.revokeKey(p.id, k.id, T0 + 9);
         expect(await store.keyForAuth(k.lookup)).toMatchObject({ id: k.id, revokedAt: T0 + 9 });
         expect(await store.keyForAuth('missing')).toBeUndefined();

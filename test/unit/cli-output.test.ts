@@ -26,7 +26,11 @@ function capture(opts: OutputOptions) {
         done();
       },
     });
-  const o = new Output(opts, sink((s) => (out += s)), sink((s) => (err += s)));
+  const o = new Output(
+    opts,
+    sink((s) => (out += s)),
+    sink((s) => (err += s)),
+  );
   return { o, out: () => out, err: () => err };
 }
 
@@ -137,7 +141,9 @@ describe('flag parsers', () => {
 
 describe('client', () => {
   it('reads the session token from Set-Cookie and ignores a cleared cookie', () => {
-    expect(sessionFromSetCookie(['other=1; Path=/', 'waitlist_session=abc-_123; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax'])).toBe('abc-_123');
+    expect(sessionFromSetCookie(['other=1; Path=/', 'waitlist_session=abc-_123; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax'])).toBe(
+      'abc-_123',
+    );
     expect(sessionFromSetCookie(['waitlist_session=; Max-Age=0; Path=/'])).toBeUndefined();
     expect(sessionFromSetCookie([])).toBeUndefined();
   });

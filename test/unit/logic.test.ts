@@ -134,7 +134,11 @@ describe('zodIssues', () => {
     expect(issues({ name: '', nested: { n: 'x' } }).map((i) => i.path)).toEqual(['name', 'nested.n']);
   });
   it('unknown keys are named one by one, nested ones with their path', () => {
-    expect(issues({ name: 'x', a: 1, b: 2, nested: { n: 1, c: 3 } }).map((i) => i.path).sort()).toEqual(['a', 'b', 'nested.c']);
+    expect(
+      issues({ name: 'x', a: 1, b: 2, nested: { n: 1, c: 3 } })
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['a', 'b', 'nested.c']);
   });
   it('read-only fields get a "cannot be changed" message', () => {
     const [i] = issues({ name: 'x', slug: 'y' }, ['slug']);
@@ -164,17 +168,26 @@ describe('paging', () => {
   });
   it.each([
     [{}, { page: 1, limit: 20 }],
-    [{ page: '2', limit: '100' }, { page: 2, limit: 100 }],
+    [
+      { page: '2', limit: '100' },
+      { page: 2, limit: 100 },
+    ],
     [{ page: '007' }, { page: 7, limit: 20 }],
   ])('pageQuery %j → %j', (q, out) => {
     expect(pageQuery.parse(q)).toEqual(out);
   });
-  it.each([{ page: '0' }, { page: '1.5' }, { page: 'abc' }, { page: ['1', '2'] }, { limit: '0' }, { limit: '101' }, { page: '' }, { page: '9999999999' }])(
-    'pageQuery rejects %j',
-    (q) => {
-      expect(pageQuery.safeParse(q).success).toBe(false);
-    },
-  );
+  it.each([
+    { page: '0' },
+    { page: '1.5' },
+    { page: 'abc' },
+    { page: ['1', '2'] },
+    { limit: '0' },
+    { limit: '101' },
+    { page: '' },
+    { page: '9999999999' },
+  ])('pageQuery rejects %j', (q) => {
+    expect(pageQuery.safeParse(q).success).toBe(false);
+  });
   it('entryListQuery trims search and drops an empty one', () => {
     expect(entryListQuery.parse({ search: '  ada ' }).search).toBe('ada');
     expect(entryListQuery.parse({ search: '   ' }).search).toBeUndefined();

@@ -56,7 +56,10 @@ describe('pgUnavailable', () => {
     [err('timeout exceeded when trying to connect'), 'no database connection became free in time (pool acquire timeout)'],
     [err('Connection terminated unexpectedly'), 'the connection to PostgreSQL was lost'],
     [err('timeout expired'), 'connecting to PostgreSQL timed out'],
-    [Object.assign(new Error('Failed query: insert into entries … params: a@b.c'), { cause: err('x', '08006') }), 'the connection to PostgreSQL failed (08006)'],
+    [
+      Object.assign(new Error('Failed query: insert into entries … params: a@b.c'), { cause: err('x', '08006') }),
+      'the connection to PostgreSQL failed (08006)',
+    ],
   ])('%s → 503', (e, reason) => {
     const u = pgUnavailable(e);
     expect(u).toBeInstanceOf(DatabaseUnavailableError);

@@ -12,23 +12,65 @@ const dir = mkdtempSync(join(tmpdir(), 'waitlist-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const LIFECYCLE = {
-  status: 'waiting', ordinal: 0, k: 0, referralCode: null, referredBy: null, referrals: 0, statusTokenHash: null,
-  confirmTokenHash: null, confirmSentAt: null, confirmResentAt: null, confirmedAt: null, invitedAt: null, acceptedAt: null,
-  inviteCodeHash: null, inviteExpiresAt: null,
+  status: 'waiting',
+  ordinal: 0,
+  k: 0,
+  referralCode: null,
+  referredBy: null,
+  referrals: 0,
+  statusTokenHash: null,
+  confirmTokenHash: null,
+  confirmSentAt: null,
+  confirmResentAt: null,
+  confirmedAt: null,
+  invitedAt: null,
+  acceptedAt: null,
+  inviteCodeHash: null,
+  inviteExpiresAt: null,
 } as const;
 const entry = (id: string, email: string, projectId = 'prj_1'): EntryRow => ({
-  id, projectId, email, emailNorm: email, name: `Name ${email}`, source: 's', metadata: '{}', ip: null, country: null,
-  userAgent: null, createdAt: 1, updatedAt: 1, deletedAt: null, ...LIFECYCLE,
+  id,
+  projectId,
+  email,
+  emailNorm: email,
+  name: `Name ${email}`,
+  source: 's',
+  metadata: '{}',
+  ip: null,
+  country: null,
+  userAgent: null,
+  createdAt: 1,
+  updatedAt: 1,
+  deletedAt: null,
+  ...LIFECYCLE,
 });
 
 describe('SQLite search state', () => {
   it('keeps counts, search rows and the rowid-order flag in step with entries', async () => {
     const file = join(dir, 'state.db');
     const store = openSqliteStore(file);
-    await store.insertUser({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 });
+    await store.insertUser({
+      id: 'usr_1',
+      email: 'o@x.io',
+      emailNorm: 'o@x.io',
+      name: null,
+      passwordHash: 'h',
+      createdAt: 1,
+      updatedAt: 1,
+    });
     for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject({ id, userId: 'usr_1', name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1, deletedAt: null,
-        allowedOrigins: null, blockDisposable: false, honeypotField: null, settings: '{}',
+      await store.insertProject({
+        id,
+        userId: 'usr_1',
+        name: id,
+        slug: `slug-${id.slice(4)}x`,
+        createdAt: 1,
+        updatedAt: 1,
+        deletedAt: null,
+        allowedOrigins: null,
+        blockDisposable: false,
+        honeypotField: null,
+        settings: '{}',
       });
     }
     const peek = new Database(file, { readonly: true });
@@ -38,7 +80,11 @@ describe('SQLite search state', () => {
       ordered: peek.prepare(`SELECT v FROM search_state WHERE k = 'rowid_order'`).pluck().get(),
     });
 
-    await Promise.all([entry('ent_02', 'b@x.io'), entry('ent_03', 'c@x.io'), entry('ent_04', 'd@x.io', 'prj_2')].map((e) => store.insertEntry(e, 'key_x').catch(() => 'fk')));
+    await Promise.all(
+      [entry('ent_02', 'b@x.io'), entry('ent_03', 'c@x.io'), entry('ent_04', 'd@x.io', 'prj_2')].map((e) =>
+        store.insertEntry(e, 'key_x').catch(() => 'fk'),
+      ),
+    );
     expect(state()).toEqual({ counts: { prj_1: 2, prj_2: 1 }, search: 3, ordered: 1 });
     expect(await store.insertEntry(entry('ent_05', 'B@x.io'.toLowerCase()), 'key_x')).toBe('duplicate');
 

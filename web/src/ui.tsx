@@ -158,7 +158,13 @@ export function InlineRename(props: {
   };
   return (
     <form class="inline-rename" onSubmit={submit} onKeyDown={(e) => e.key === 'Escape' && setEditing(false)}>
-      <input ref={input} aria-label={props.label} value={draft} required={!props.allowEmpty} onInput={(e) => setDraft(e.currentTarget.value)} />
+      <input
+        ref={input}
+        aria-label={props.label}
+        value={draft}
+        required={!props.allowEmpty}
+        onInput={(e) => setDraft(e.currentTarget.value)}
+      />
       <button type="submit">Save</button>
       <button type="button" class="link" onClick={() => setEditing(false)}>
         Cancel

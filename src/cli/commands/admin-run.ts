@@ -61,7 +61,8 @@ async function withStore<T>(config: DbConfig, fn: (store: Store) => Promise<T>):
   } catch (err) {
     throw new CliError(`cannot open the database ${name}: ${(err as Error).message}`, EXIT.error);
   }
-  if (!ours) throw new CliError(`${name} is not a waitlist database (no users table; \`waitlist serve\` creates one): ${where}`, EXIT.error);
+  if (!ours)
+    throw new CliError(`${name} is not a waitlist database (no users table; \`waitlist serve\` creates one): ${where}`, EXIT.error);
   let store: Store;
   try {
     store = await openStore(config);

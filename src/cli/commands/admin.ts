@@ -4,7 +4,9 @@ import { addDbOptions, dbConfig } from './db-options.js';
 import type { CliContext } from '../io.js';
 
 export function registerAdmin(program: Command, ctx: CliContext) {
-  const admin = program.command('admin').description('Operator commands that work directly on an existing database (--db / --database-url); never create one');
+  const admin = program
+    .command('admin')
+    .description('Operator commands that work directly on an existing database (--db / --database-url); never create one');
   const user = admin.command('user').description('Manage accounts');
 
   addDbOptions(
@@ -22,7 +24,7 @@ export function registerAdmin(program: Command, ctx: CliContext) {
   addDbOptions(
     user
       .command('reset-password')
-      .description("Set a new password for an account and end all of its sessions")
+      .description('Set a new password for an account and end all of its sessions')
       .requiredOption('--email <email>', 'email address')
       .option('--password-stdin', 'read the password from standard input'),
     ctx.env,

@@ -38,13 +38,12 @@ export function registerAuth(program: Command, ctx: CliContext) {
     ],
   ).action(async (opts) => (await run()).login(ctx, opts));
 
-  examples(
-    withJson(program.command('logout').description('End the session on the server and delete the stored one')),
-    ['waitlist logout'],
-  ).action(async (opts) => (await run()).logout(ctx, opts));
+  examples(withJson(program.command('logout').description('End the session on the server and delete the stored one')), [
+    'waitlist logout',
+  ]).action(async (opts) => (await run()).logout(ctx, opts));
 
-  examples(
-    withJson(program.command('whoami').description('Show the logged-in user and the server')),
-    ['waitlist whoami', 'waitlist whoami --json | jq -r .email'],
-  ).action(async (opts) => (await run()).whoami(ctx, opts));
+  examples(withJson(program.command('whoami').description('Show the logged-in user and the server')), [
+    'waitlist whoami',
+    'waitlist whoami --json | jq -r .email',
+  ]).action(async (opts) => (await run()).whoami(ctx, opts));
 }

@@ -6,7 +6,11 @@ import type { DbConfig } from '../../db/index.js';
 export function addDbOptions(cmd: Command, env: Record<string, string | undefined> = process.env): Command {
   return cmd
     .option('--db <file>', 'SQLite database file (env WAITLIST_DB)', env.WAITLIST_DB || './waitlist.db')
-    .option('--database-url <url>', 'PostgreSQL URL; when set, PostgreSQL is used instead of SQLite (env DATABASE_URL)', env.DATABASE_URL || undefined);
+    .option(
+      '--database-url <url>',
+      'PostgreSQL URL; when set, PostgreSQL is used instead of SQLite (env DATABASE_URL)',
+      env.DATABASE_URL || undefined,
+    );
 }
 
 export function dbConfig(opts: { db: string; databaseUrl?: string }): DbConfig {

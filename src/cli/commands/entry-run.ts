@@ -25,7 +25,13 @@ export async function listEntries(ctx: CliContext, opts: ListOpts) {
   const client = await sessionClient(ctx);
   const out = output(ctx, opts);
   if (!opts.all) {
-    const page = await client.listEntries(opts.project, { page: opts.page, limit: opts.limit, search: opts.search, status: opts.status, sort: opts.sort });
+    const page = await client.listEntries(opts.project, {
+      page: opts.page,
+      limit: opts.limit,
+      search: opts.search,
+      status: opts.status,
+      sort: opts.sort,
+    });
     out.list(page.items, entryColumns, page.total === 0 ? 'No entries' : `No entries on page ${page.page}`);
     if (out.mode === 'table' && page.total > 0) {
       out.info(out.errColor.dim(`Page ${page.page} of ${page.totalPages} · ${page.total} entries (--page N, or --all for every page)`));
@@ -41,7 +47,13 @@ async function listAll(client: WaitlistClient, opts: ListOpts, out: Output) {
   const rows: Entry[] = [];
   let printed = 0;
   for (let page = 1; ; page++) {
-    const p = await client.listEntries(opts.project, { page, limit: opts.limit ?? 100, search: opts.search, status: opts.status, sort: opts.sort });
+    const p = await client.listEntries(opts.project, {
+      page,
+      limit: opts.limit ?? 100,
+      search: opts.search,
+      status: opts.status,
+      sort: opts.sort,
+    });
     // Opened only once the first page is in: a 404 or 401 leaves stdout empty.
     if (page === 1 && out.mode === 'json') out.out.write('[');
     const fresh = p.items.filter((e) => !seen.has(e.entryId));
@@ -67,7 +79,11 @@ export async function getEntry(ctx: CliContext, entryId: string, opts: ProjectOp
   output(ctx, opts).item(await client.getEntry(opts.project, entryId));
 }
 
-export async function updateEntry(ctx: CliContext, entryId: string, opts: ProjectOpt & { name?: string; metadata?: Record<string, unknown> }) {
+export async function updateEntry(
+  ctx: CliContext,
+  entryId: string,
+  opts: ProjectOpt & { name?: string; metadata?: Record<string, unknown> },
+) {
   if (opts.name === undefined && opts.metadata === undefined) {
     throw new CliError('nothing to change: give --name and/or --metadata', EXIT.usage);
   }

@@ -9,7 +9,10 @@ export function registerEntry(program: Command, ctx: CliContext) {
   const entry = program
     .command('entry')
     .description("Manage a project's waitlist entries (subscribers)")
-    .addHelpText('after', '\nExamples:\n  $ waitlist entry list --project my-app --search ada\n  $ waitlist entry export --project my-app --output subscribers.csv\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ waitlist entry list --project my-app --search ada\n  $ waitlist entry export --project my-app --output subscribers.csv\n',
+    );
 
   examples(
     withJson(
@@ -19,10 +22,18 @@ export function registerEntry(program: Command, ctx: CliContext) {
           .description('List entries, newest first (one page, or every page with --all)')
           .option('--search <q>', 'case-insensitive substring of email or name')
           .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, 1_000_000_000)).conflicts('all'))
-          .addOption(new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(intValue(1, PAGE_LIMIT_MAX)))
+          .addOption(
+            new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(
+              intValue(1, PAGE_LIMIT_MAX),
+            ),
+          )
           .option('--all', 'walk every page and print them all')
-          .addOption(new Option('--status <status>', 'only entries with this status').choices(['pending', 'waiting', 'invited', 'accepted']))
-          .addOption(new Option('--sort <order>', 'newest first, or position: waiting entries in queue order').choices(['newest', 'position'])),
+          .addOption(
+            new Option('--status <status>', 'only entries with this status').choices(['pending', 'waiting', 'invited', 'accepted']),
+          )
+          .addOption(
+            new Option('--sort <order>', 'newest first, or position: waiting entries in queue order').choices(['newest', 'position']),
+          ),
       ),
     ),
     [
@@ -34,9 +45,12 @@ export function registerEntry(program: Command, ctx: CliContext) {
     ],
   ).action(async (opts) => (await run()).listEntries(ctx, opts));
 
-  examples(withJson(withProject(entry.command('get').argument('<entryId>', 'the entry id (ent_…)').description('Show one entry with its metadata'))), [
-    'waitlist entry get ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
-  ]).action(async (entryId: string, opts) => (await run()).getEntry(ctx, entryId, opts));
+  examples(
+    withJson(
+      withProject(entry.command('get').argument('<entryId>', 'the entry id (ent_…)').description('Show one entry with its metadata')),
+    ),
+    ['waitlist entry get ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app'],
+  ).action(async (entryId: string, opts) => (await run()).getEntry(ctx, entryId, opts));
 
   examples(
     withJson(
@@ -56,8 +70,20 @@ export function registerEntry(program: Command, ctx: CliContext) {
   ).action(async (entryId: string, opts) => (await run()).updateEntry(ctx, entryId, opts));
 
   examples(
-    withYes(withJson(withProject(entry.command('delete').argument('<entryId>', 'the entry id (ent_…)').description('Soft-delete an entry (the email may join again)')))),
-    ['waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
+    withYes(
+      withJson(
+        withProject(
+          entry
+            .command('delete')
+            .argument('<entryId>', 'the entry id (ent_…)')
+            .description('Soft-delete an entry (the email may join again)'),
+        ),
+      ),
+    ),
+    [
+      'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
+      'waitlist entry delete ent_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes',
+    ],
   ).action(async (entryId: string, opts) => (await run()).deleteEntry(ctx, entryId, opts));
 
   examples(
@@ -104,7 +130,13 @@ export function registerEntry(program: Command, ctx: CliContext) {
           .requiredOption('-f, --file <file>', 'the file to import')
           .addOption(new Option('--format <format>', 'csv or ndjson (default: from the extension, else csv)').choices(['csv', 'ndjson']))
           .option('--dry-run', 'check everything and report, write nothing')
-          .addOption(new Option('--date-format <order>', 'how slash dates read: auto (settled by the file), dmy or mdy').choices(['auto', 'dmy', 'mdy'])),
+          .addOption(
+            new Option('--date-format <order>', 'how slash dates read: auto (settled by the file), dmy or mdy').choices([
+              'auto',
+              'dmy',
+              'mdy',
+            ]),
+          ),
       ),
     ),
     [

@@ -61,7 +61,10 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
   const showProgress = out.stderrTty && !(opts.file === undefined && ctx.io.stdoutTty);
   // The total (for the bar) is a cheap count; the export does not wait for it.
   const total = showProgress
-    ? client.listEntries(opts.project, { limit: 1, search: opts.search }).then((p) => p.total, () => undefined)
+    ? client.listEntries(opts.project, { limit: 1, search: opts.search }).then(
+        (p) => p.total,
+        () => undefined,
+      )
     : Promise.resolve(undefined);
   // Errors (404, 401 …) come back before anything is written or any file is created.
   const res = await client.exportEntries(opts.project, { format: opts.format, search: opts.search });

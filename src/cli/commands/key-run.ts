@@ -10,7 +10,11 @@ interface ProjectOpt extends JsonOpt {
 export async function listKeys(ctx: CliContext, opts: ProjectOpt) {
   const client = await sessionClient(ctx);
   const items = await allPages((page) => client.listKeys(opts.project, { page, limit: 100 }));
-  output(ctx, opts).list(items, keyColumns, `No keys yet: create one with \`waitlist key create --project ${opts.project} --name "landing page"\``);
+  output(ctx, opts).list(
+    items,
+    keyColumns,
+    `No keys yet: create one with \`waitlist key create --project ${opts.project} --name "landing page"\``,
+  );
 }
 
 export async function getKey(ctx: CliContext, keyId: string, opts: ProjectOpt) {

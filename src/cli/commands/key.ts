@@ -9,16 +9,20 @@ export function registerKey(program: Command, ctx: CliContext) {
   const key = program
     .command('key')
     .description("Manage a project's API keys (publishable: they can only add subscribers)")
-    .addHelpText('after', '\nExamples:\n  $ waitlist key create --project my-app --name "landing page"\n  $ waitlist key list --project my-app\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ waitlist key create --project my-app --name "landing page"\n  $ waitlist key list --project my-app\n',
+    );
 
   examples(withJson(withProject(key.command('list').description("List a project's live keys (every page)"))), [
     'waitlist key list --project my-app',
     "waitlist key list --project my-app --json | jq -r '.[].keyId'",
   ]).action(async (opts) => (await run()).listKeys(ctx, opts));
 
-  examples(withJson(withProject(key.command('get').argument('<keyId>', 'the key id (key_…)').description('Show one key (never its secret)'))), [
-    'waitlist key get key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
-  ]).action(async (keyId: string, opts) => (await run()).getKey(ctx, keyId, opts));
+  examples(
+    withJson(withProject(key.command('get').argument('<keyId>', 'the key id (key_…)').description('Show one key (never its secret)'))),
+    ['waitlist key get key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app'],
+  ).action(async (keyId: string, opts) => (await run()).getKey(ctx, keyId, opts));
 
   examples(
     withJson(
@@ -28,7 +32,10 @@ export function registerKey(program: Command, ctx: CliContext) {
           .description('Create a key and print its full value, once: store it now')
           .requiredOption('--name <name>', 'a label such as "landing page" (1–100 characters)', nonEmpty)
           .addOption(
-            new Option('--kind <kind>', 'publishable (wl_pk_…, may only join; for web pages) or secret (wl_sk_…, also redeems invites; servers only)')
+            new Option(
+              '--kind <kind>',
+              'publishable (wl_pk_…, may only join; for web pages) or secret (wl_sk_…, also redeems invites; servers only)',
+            )
               .choices(['publishable', 'secret'])
               .default('publishable'),
           ),
@@ -37,7 +44,7 @@ export function registerKey(program: Command, ctx: CliContext) {
     [
       'waitlist key create --project my-app --name "landing page"',
       'waitlist key create --project my-app --name backend --kind secret',
-      "KEY=$(waitlist key create --project my-app --name ci --json | jq -r .key)",
+      'KEY=$(waitlist key create --project my-app --name ci --json | jq -r .key)',
     ],
   ).action(async (opts) => (await run()).createKey(ctx, opts));
 
@@ -55,7 +62,19 @@ export function registerKey(program: Command, ctx: CliContext) {
   ).action(async (keyId: string, opts) => (await run()).updateKey(ctx, keyId, opts));
 
   examples(
-    withYes(withJson(withProject(key.command('delete').argument('<keyId>', 'the key id (key_…)').description('Revoke a key at once: the next join with it answers 401')))),
-    ['waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app', 'waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes'],
+    withYes(
+      withJson(
+        withProject(
+          key
+            .command('delete')
+            .argument('<keyId>', 'the key id (key_…)')
+            .description('Revoke a key at once: the next join with it answers 401'),
+        ),
+      ),
+    ),
+    [
+      'waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app',
+      'waitlist key delete key_01JD3X5W8E0Q4M2K7C9B6N1R2T --project my-app --yes',
+    ],
   ).action(async (keyId: string, opts) => (await run()).deleteKey(ctx, keyId, opts));
 }

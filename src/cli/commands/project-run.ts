@@ -37,7 +37,8 @@ export async function updateProject(ctx: CliContext, ref: string, opts: JsonOpt 
 export async function deleteProject(ctx: CliContext, ref: string, opts: JsonOpt & { yes?: boolean }) {
   const client = await sessionClient(ctx);
   // On a terminal, look it up first so the question names it (and a wrong id fails before asking).
-  const label = interactive(ctx) && !opts.yes ? await client.getProject(ref).then((p) => `project ${p.name} (${p.slug})`) : `project ${ref}`;
+  const label =
+    interactive(ctx) && !opts.yes ? await client.getProject(ref).then((p) => `project ${p.name} (${p.slug})`) : `project ${ref}`;
   await confirmDelete(ctx, label, opts.yes);
   const p = await client.deleteProject(ref);
   const out = output(ctx, opts);
@@ -68,12 +69,20 @@ export async function projectSettings(ctx: CliContext, ref: string, opts: Settin
     throw new CliError('give --allowed-origins or --any-origin, not both', EXIT.usage);
   }
   const change: Record<string, unknown> = {};
-  if (opts.allowedOrigins !== undefined) change.allowedOrigins = opts.allowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  if (opts.allowedOrigins !== undefined)
+    change.allowedOrigins = opts.allowedOrigins
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
   if (opts.anyOrigin) change.allowedOrigins = [];
   if (opts.blockDisposable !== undefined) change.blockDisposableEmails = opts.blockDisposable;
   if (opts.honeypotField !== undefined) change.honeypotField = opts.honeypotField === false ? null : opts.honeypotField;
   if (opts.welcomeEmail !== undefined) change.welcomeEmail = opts.welcomeEmail;
-  if (opts.notifyEmails !== undefined) change.notifyEmails = opts.notifyEmails.split(',').map((e) => e.trim()).filter(Boolean);
+  if (opts.notifyEmails !== undefined)
+    change.notifyEmails = opts.notifyEmails
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
   if (opts.notify !== undefined) change.notify = opts.notify;
   if (opts.doubleOptIn !== undefined) change.doubleOptIn = opts.doubleOptIn;
   if (opts.referralBoost !== undefined) change.referralBoost = opts.referralBoost;

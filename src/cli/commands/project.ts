@@ -58,31 +58,44 @@ export function registerProject(program: Command, ctx: CliContext) {
 
   examples(
     withJson(
-      surfaceFlags(project
-        .command('settings')
-        .argument('<id-or-slug>', 'projectId or slug')
-        .description('Show or change the join protections of a project (no flags: show them)')
-        .option('--allowed-origins <origins>', 'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com')
-        .option('--any-origin', 'allow browsers on any origin (the default)')
-        .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
-        .option('--no-block-disposable', 'accept throwaway email domains (the default)')
-        .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
-        .option('--no-honeypot-field', 'turn the honeypot off')
-        .option('--welcome-email', 'email each new subscriber a welcome (needs SMTP on the server)')
-        .option('--no-welcome-email', 'send no welcome email (the default)')
-        .option('--notify-emails <addresses>', 'comma-separated addresses that get sign-up notices ("" for none)')
-        .option('--notify <mode>', 'sign-up notices: each (one email per sign-up), hourly (a digest) or off (the default)')
-        .option('--double-opt-in', 'new entries stay pending until they confirm the emailed link (needs SMTP on the server)')
-        .option('--no-double-opt-in', 'entries join the queue at once (the default)')
-        .option('--referral-boost <n>', 'places each referral moves the referrer up (0–1000; default 0 = first come, first served)', intValue(0, 1000))
-        .option('--referral-url <template>', 'referral link template with {code}, e.g. https://example.com/?ref={code}')
-        .option('--no-referral-url', 'referral links point to the hosted page /w/<slug>?ref=… (the default)')
-        .option('--public-leaderboard', 'publish the top 10 referrers at /v1/waitlist/<slug>/leaderboard (names or masked emails)')
-        .option('--no-public-leaderboard', 'no public leaderboard (the default)')
-        .option('--invite-ttl-days <n>', 'days an invite code stays valid (1–365; default 14)', intValue(1, 365))
-        .option('--invite-url <template>', 'link in invite emails, with {code}, e.g. https://app.example.com/signup?invite={code}')
-        .option('--no-invite-url', 'invite emails carry the code only (the default)')
-        .option('--pending-purge-days <n>', 'erase unconfirmed (pending) entries after this many days (1–365; default 7)', intValue(1, 365))),
+      surfaceFlags(
+        project
+          .command('settings')
+          .argument('<id-or-slug>', 'projectId or slug')
+          .description('Show or change the join protections of a project (no flags: show them)')
+          .option(
+            '--allowed-origins <origins>',
+            'comma-separated origins allowed to call the join route from a browser, e.g. https://example.com',
+          )
+          .option('--any-origin', 'allow browsers on any origin (the default)')
+          .option('--block-disposable', 'refuse throwaway email domains at join (400 on email)')
+          .option('--no-block-disposable', 'accept throwaway email domains (the default)')
+          .option('--honeypot-field <name>', 'an extra join field only bots fill; a filled one gets a fake 201 and is not stored')
+          .option('--no-honeypot-field', 'turn the honeypot off')
+          .option('--welcome-email', 'email each new subscriber a welcome (needs SMTP on the server)')
+          .option('--no-welcome-email', 'send no welcome email (the default)')
+          .option('--notify-emails <addresses>', 'comma-separated addresses that get sign-up notices ("" for none)')
+          .option('--notify <mode>', 'sign-up notices: each (one email per sign-up), hourly (a digest) or off (the default)')
+          .option('--double-opt-in', 'new entries stay pending until they confirm the emailed link (needs SMTP on the server)')
+          .option('--no-double-opt-in', 'entries join the queue at once (the default)')
+          .option(
+            '--referral-boost <n>',
+            'places each referral moves the referrer up (0–1000; default 0 = first come, first served)',
+            intValue(0, 1000),
+          )
+          .option('--referral-url <template>', 'referral link template with {code}, e.g. https://example.com/?ref={code}')
+          .option('--no-referral-url', 'referral links point to the hosted page /w/<slug>?ref=… (the default)')
+          .option('--public-leaderboard', 'publish the top 10 referrers at /v1/waitlist/<slug>/leaderboard (names or masked emails)')
+          .option('--no-public-leaderboard', 'no public leaderboard (the default)')
+          .option('--invite-ttl-days <n>', 'days an invite code stays valid (1–365; default 14)', intValue(1, 365))
+          .option('--invite-url <template>', 'link in invite emails, with {code}, e.g. https://app.example.com/signup?invite={code}')
+          .option('--no-invite-url', 'invite emails carry the code only (the default)')
+          .option(
+            '--pending-purge-days <n>',
+            'erase unconfirmed (pending) entries after this many days (1–365; default 7)',
+            intValue(1, 365),
+          ),
+      ),
     ),
     [
       'waitlist project settings my-app',

@@ -24,7 +24,10 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
   const t = v.trim().toLowerCase();
   if (['', '0', 'false', 'no', 'off'].includes(t)) return false;
   if (['1', 'true', 'yes', 'on'].includes(t)) return true;
-  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const { compileTrust } = await import('../../server/client-ip.js'); // lazy: --help loads no server code
   try {
     compileTrust(list);
@@ -39,7 +42,10 @@ const env = (name: string, fallback: string) => process.env[name] || fallback;
 /** --allowed-hosts / WAITLIST_ALLOWED_HOSTS: comma list of `name` or `name:port`. */
 async function allowedHostsArg(v: string | undefined): Promise<string[] | undefined> {
   if (v === undefined || v.trim() === '') return undefined;
-  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const { splitHost } = await import('../../server/hosts.js'); // lazy: --help loads no server code
   const bad = list.filter((h) => !splitHost(h));
   if (bad.length) throw new CliError(`--allowed-hosts: not a host name or host:port: ${bad.join(', ')}`, EXIT.usage);
@@ -52,18 +58,21 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
     allowPrivateWebhooks: Boolean(opts.allowPrivateWebhooks),
   };
   if (opts.publicUrl) {
-    if (!/^https?:\/\/[^/]+/i.test(opts.publicUrl) || !URL.canParse(opts.publicUrl)) throw new Error('--public-url must be an http(s) URL, like https://waitlist.example.com');
+    if (!/^https?:\/\/[^/]+/i.test(opts.publicUrl) || !URL.canParse(opts.publicUrl))
+      throw new Error('--public-url must be an http(s) URL, like https://waitlist.example.com');
     out.publicUrl = opts.publicUrl.replace(/\/+$/, '');
   }
   if (opts.smtpUrl) {
-    if (!/^smtps?:\/\//i.test(opts.smtpUrl) || !URL.canParse(opts.smtpUrl)) throw new Error('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
+    if (!/^smtps?:\/\//i.test(opts.smtpUrl) || !URL.canParse(opts.smtpUrl))
+      throw new Error('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
     out.smtpUrl = opts.smtpUrl;
   }
   if (opts.mailFrom) out.mailFrom = opts.mailFrom;
   const schedule = process.env.WAITLIST_RETRY_SCHEDULE;
   if (schedule) {
     const list = schedule.split(',').map(Number);
-    if (!list.length || list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WAITLIST_RETRY_SCHEDULE must be comma-separated seconds, like 10,60,300');
+    if (!list.length || list.some((n) => !Number.isFinite(n) || n < 0))
+      throw new Error('WAITLIST_RETRY_SCHEDULE must be comma-separated seconds, like 10,60,300');
     out.retrySchedule = list;
   }
   return out;
@@ -73,7 +82,8 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
 function secondsArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max) throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
+    if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max)
+      throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
     return Math.round(n * 1000);
   };
 }
@@ -84,7 +94,11 @@ export function registerServe(program: Command) {
     .description('Run the waitlist server (join endpoint, management API, dashboard)')
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT || '8080'))
     .addOption(new Option('--host <host>', 'address to bind (env HOST)').default(process.env.HOST || '127.0.0.1'))
-    .option('--open-signup', 'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)', envOn('WAITLIST_OPEN_SIGNUP'))
+    .option(
+      '--open-signup',
+      'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)',
+      envOn('WAITLIST_OPEN_SIGNUP'),
+    )
     .addOption(
       new Option(
         '--trust-proxy [proxies]',
@@ -93,36 +107,99 @@ export function registerServe(program: Command) {
       ).default(process.env.WAITLIST_TRUST_PROXY),
     )
     .option('--no-rate-limit', 'turn every rate limit off, e.g. for benchmarks (env WAITLIST_RATE_LIMIT=off)')
-    .addOption(new Option('--join-limit <n>', 'joins allowed per client IP per project per window (env WAITLIST_JOIN_LIMIT)').default(env('WAITLIST_JOIN_LIMIT', '60')))
-    .addOption(new Option('--join-window <seconds>', 'join rate-limit window in seconds (env WAITLIST_JOIN_WINDOW)').default(env('WAITLIST_JOIN_WINDOW', '60')))
-    .addOption(new Option('--login-limit <n>', 'consecutive failed log-ins per email and IP before the back-off starts (env WAITLIST_LOGIN_LIMIT)').default(env('WAITLIST_LOGIN_LIMIT', '5')))
-    .addOption(new Option('--login-max-block <seconds>', 'longest log-in back-off; it doubles from 1 s up to this (env WAITLIST_LOGIN_MAX_BLOCK)').default(env('WAITLIST_LOGIN_MAX_BLOCK', '900')))
-    .addOption(new Option('--login-ip-limit <n>', 'failed log-ins allowed per IP per --login-ip-window (env WAITLIST_LOGIN_IP_LIMIT)').default(env('WAITLIST_LOGIN_IP_LIMIT', '100')))
-    .addOption(new Option('--login-ip-window <seconds>', 'window of --login-ip-limit (env WAITLIST_LOGIN_IP_WINDOW)').default(env('WAITLIST_LOGIN_IP_WINDOW', '900')))
-    .addOption(new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(env('WAITLIST_SIGNUP_LIMIT', '100')))
-    .addOption(new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(env('WAITLIST_HEADERS_TIMEOUT', '10')))
-    .addOption(new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(env('WAITLIST_REQUEST_TIMEOUT', '30')))
-    .addOption(new Option('--public-url <url>', 'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api (env WAITLIST_PUBLIC_URL)').default(process.env.WAITLIST_PUBLIC_URL))
-    .addOption(new Option('--smtp-url <url>', 'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)').default(process.env.WAITLIST_SMTP_URL))
-    .addOption(new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM))
-    .option('--allow-private-webhooks', 'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)', envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'))
-    .addOption(new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')))
     .addOption(
-      new Option('--pg-connect-timeout <seconds>', 'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)').default(
-        env('WAITLIST_PG_CONNECT_TIMEOUT', '5'),
+      new Option('--join-limit <n>', 'joins allowed per client IP per project per window (env WAITLIST_JOIN_LIMIT)').default(
+        env('WAITLIST_JOIN_LIMIT', '60'),
       ),
     )
     .addOption(
-      new Option('--pg-statement-timeout <seconds>', 'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)').default(
-        env('WAITLIST_PG_STATEMENT_TIMEOUT', '10'),
+      new Option('--join-window <seconds>', 'join rate-limit window in seconds (env WAITLIST_JOIN_WINDOW)').default(
+        env('WAITLIST_JOIN_WINDOW', '60'),
       ),
     )
     .addOption(
-      new Option('--allowed-hosts <hosts>', 'comma list of extra Host names accepted on /api, `name` or `name:port` (env WAITLIST_ALLOWED_HOSTS)').default(
-        process.env.WAITLIST_ALLOWED_HOSTS || undefined,
+      new Option(
+        '--login-limit <n>',
+        'consecutive failed log-ins per email and IP before the back-off starts (env WAITLIST_LOGIN_LIMIT)',
+      ).default(env('WAITLIST_LOGIN_LIMIT', '5')),
+    )
+    .addOption(
+      new Option(
+        '--login-max-block <seconds>',
+        'longest log-in back-off; it doubles from 1 s up to this (env WAITLIST_LOGIN_MAX_BLOCK)',
+      ).default(env('WAITLIST_LOGIN_MAX_BLOCK', '900')),
+    )
+    .addOption(
+      new Option('--login-ip-limit <n>', 'failed log-ins allowed per IP per --login-ip-window (env WAITLIST_LOGIN_IP_LIMIT)').default(
+        env('WAITLIST_LOGIN_IP_LIMIT', '100'),
       ),
     )
-    .option('--log-requests', 'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)', (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'))
+    .addOption(
+      new Option('--login-ip-window <seconds>', 'window of --login-ip-limit (env WAITLIST_LOGIN_IP_WINDOW)').default(
+        env('WAITLIST_LOGIN_IP_WINDOW', '900'),
+      ),
+    )
+    .addOption(
+      new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(
+        env('WAITLIST_SIGNUP_LIMIT', '100'),
+      ),
+    )
+    .addOption(
+      new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(
+        env('WAITLIST_HEADERS_TIMEOUT', '10'),
+      ),
+    )
+    .addOption(
+      new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(
+        env('WAITLIST_REQUEST_TIMEOUT', '30'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api (env WAITLIST_PUBLIC_URL)',
+      ).default(process.env.WAITLIST_PUBLIC_URL),
+    )
+    .addOption(
+      new Option(
+        '--smtp-url <url>',
+        'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)',
+      ).default(process.env.WAITLIST_SMTP_URL),
+    )
+    .addOption(
+      new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM),
+    )
+    .option(
+      '--allow-private-webhooks',
+      'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)',
+      envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'),
+    )
+    .addOption(
+      new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')),
+    )
+    .addOption(
+      new Option(
+        '--pg-connect-timeout <seconds>',
+        'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)',
+      ).default(env('WAITLIST_PG_CONNECT_TIMEOUT', '5')),
+    )
+    .addOption(
+      new Option(
+        '--pg-statement-timeout <seconds>',
+        'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)',
+      ).default(env('WAITLIST_PG_STATEMENT_TIMEOUT', '10')),
+    )
+    .addOption(
+      new Option(
+        '--allowed-hosts <hosts>',
+        'comma list of extra Host names accepted on /api, `name` or `name:port` (env WAITLIST_ALLOWED_HOSTS)',
+      ).default(process.env.WAITLIST_ALLOWED_HOSTS || undefined),
+    )
+    .option(
+      '--log-requests',
+      'print one access-log line per request: time, request id, method, path, status, ms (env WAITLIST_LOG=requests)',
+      (process.env.WAITLIST_LOG ?? '').split(',').includes('requests'),
+    )
     .addHelpText(
       'after',
       `

@@ -113,9 +113,7 @@ export class PgLifecycle implements LifecycleStore {
   }
 
   async waitingTotal(projectId: string, conn: Conn = this.db) {
-    const r = await conn.execute<{ n: string }>(
-      sql`SELECT coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ${projectId}`,
-    );
+    const r = await conn.execute<{ n: string }>(sql`SELECT coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ${projectId}`);
     return Number(r.rows[0]!.n);
   }
 
@@ -137,7 +135,13 @@ export class PgLifecycle implements LifecycleStore {
             ? await this.waitingTotal(projectId, tx)
             : (first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0);
         if (page.offset >= total) return { rows: [], total };
-        const rows = await tx.select().from(s.entries).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+        const rows = await tx
+          .select()
+          .from(s.entries)
+          .where(where)
+          .orderBy(...order)
+          .limit(page.limit)
+          .offset(page.offset);
         return { rows: rows as EntryRow[], total };
       },
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
@@ -147,7 +151,10 @@ export class PgLifecycle implements LifecycleStore {
   async statusCounts(projectId: string): Promise<StatusCounts> {
     const [byStatus, referred] = await Promise.all([
       this.db.select({ status: s.entries.status, n: count() }).from(s.entries).where(live(projectId)).groupBy(s.entries.status),
-      this.db.select({ n: count() }).from(s.entries).where(and(live(projectId), sql`${s.entries.referredBy} IS NOT NULL`)),
+      this.db
+        .select({ n: count() })
+        .from(s.entries)
+        .where(and(live(projectId), sql`${s.entries.referredBy} IS NOT NULL`)),
     ]);
     const out: StatusCounts = { pending: 0, waiting: 0, invited: 0, accepted: 0, referred: first(referred)?.n ?? 0 };
     for (const r of byStatus) if (r.status in out) out[r.status] = r.n;
@@ -299,17 +306,17 @@ export class PgLifecycle implements LifecycleStore {
     let wrote = false;
     const won = await this.db.transaction(async (tx) => {
       const [w] = await tx
-      .update(s.entries)
-      .set({ status: 'accepted', acceptedAt: now, updatedAt: now })
-      .where(
-        and(
-          live(projectId),
-          eq(s.entries.inviteCodeHash, hash),
-          eq(s.entries.status, 'invited'),
-          sql`${s.entries.inviteExpiresAt} > ${now}`,
-        ),
-      )
-      .returning();
+        .update(s.entries)
+        .set({ status: 'accepted', acceptedAt: now, updatedAt: now })
+        .where(
+          and(
+            live(projectId),
+            eq(s.entries.inviteCodeHash, hash),
+            eq(s.entries.status, 'invited'),
+            sql`${s.entries.inviteExpiresAt} > ${now}`,
+          ),
+        )
+        .returning();
       if (w) wrote = await this.out(tx, outbox, w as EntryRow);
       return w;
     });

@@ -112,17 +112,11 @@ export const entries = pgTable(
     uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash),
     uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash),
     index('entries_queue_idx').on(t.projectId, t.status, t.k, t.ordinal).where(sql`${t.deletedAt} IS NULL`),
-    index('entries_referrals_idx')
-      .on(t.projectId, t.referrals, t.ordinal)
-      .where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
+    index('entries_referrals_idx').on(t.projectId, t.referrals, t.ordinal).where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
     index('entries_pending_idx').on(t.status, t.createdAt).where(sql`${t.deletedAt} IS NULL AND ${t.status} = 'pending'`),
     // One live entry per (project, normalised email): the database settles races across instances.
-    uniqueIndex('entries_live_email_uq')
-      .on(t.projectId, t.emailNorm)
-      .where(sql`${t.deletedAt} IS NULL`),
-    index('entries_live_list_idx')
-      .on(t.projectId, t.id)
-      .where(sql`${t.deletedAt} IS NULL`),
+    uniqueIndex('entries_live_email_uq').on(t.projectId, t.emailNorm).where(sql`${t.deletedAt} IS NULL`),
+    index('entries_live_list_idx').on(t.projectId, t.id).where(sql`${t.deletedAt} IS NULL`),
     // Substring search (ILIKE/LIKE '%q%') through trigrams; needs CREATE EXTENSION pg_trgm (in the migration).
     index('entries_email_trgm_idx').using('gin', sql`${t.emailNorm} gin_trgm_ops`),
     index('entries_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),

@@ -52,7 +52,11 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
   const o = { ...PG_DEFAULTS, ...options };
   // Migrations run on their own connection without statement_timeout: waiting for another instance's
   // migration lock, or building an index on a large table, may rightly take longer than any request.
-  const migrator = new pg.Client({ connectionString: url, connectionTimeoutMillis: o.connectTimeoutMs, application_name: 'waitlist-migrate' });
+  const migrator = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: o.connectTimeoutMs,
+    application_name: 'waitlist-migrate',
+  });
   try {
     await migrator.connect();
     await migrator.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -178,11 +182,7 @@ class PgStore implements Store {
     return first(await this.db.select().from(s.users).where(eq(s.users.id, id)));
   }
   async setUserPassword(id: string, passwordHash: string, now: number) {
-    const r = await this.db
-      .update(s.users)
-      .set({ passwordHash, updatedAt: now })
-      .where(eq(s.users.id, id))
-      .returning({ id: s.users.id });
+    const r = await this.db.update(s.users).set({ passwordHash, updatedAt: now }).where(eq(s.users.id, id)).returning({ id: s.users.id });
     return r.length === 1;
   }
 
@@ -224,11 +224,7 @@ class PgStore implements Store {
         .select()
         .from(s.projects)
         .where(
-          and(
-            eq(s.projects.userId, userId),
-            isNull(s.projects.deletedAt),
-            or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug)),
-          ),
+          and(eq(s.projects.userId, userId), isNull(s.projects.deletedAt), or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug))),
         ),
     );
   }
@@ -262,9 +258,7 @@ class PgStore implements Store {
     );
   }
   async restoreProject(id: string, now: number) {
-    return first(
-      await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning(),
-    );
+    return first(await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning());
   }
 
   async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
@@ -292,18 +286,10 @@ class PgStore implements Store {
     return first(await this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)));
   }
   async renameKey(projectId: string, keyId: string, name: string, now: number) {
-    return first(
-      await this.db.update(s.apiKeys).set({ name, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning(),
-    );
+    return first(await this.db.update(s.apiKeys).set({ name, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning());
   }
   async revokeKey(projectId: string, keyId: string, now: number) {
-    return first(
-      await this.db
-        .update(s.apiKeys)
-        .set({ revokedAt: now, updatedAt: now })
-        .where(this.liveKey(projectId, keyId))
-        .returning(),
-    );
+    return first(await this.db.update(s.apiKeys).set({ revokedAt: now, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning());
   }
   async keyForAuth(lookup: string) {
     return first(
@@ -431,12 +417,7 @@ class PgStore implements Store {
   async entryInProject(projectId: string, entryId: string) {
     return first(await this.db.select().from(s.entries).where(this.liveEntry(projectId, entryId)));
   }
-  async updateEntry(
-    projectId: string,
-    entryId: string,
-    patch: { name?: string | null; metadata?: string },
-    now: number,
-  ) {
+  async updateEntry(projectId: string, entryId: string, patch: { name?: string | null; metadata?: string }, now: number) {
     return first(
       await this.db
         .update(s.entries)
@@ -448,11 +429,7 @@ class PgStore implements Store {
   async softDeleteEntry(projectId: string, entryId: string, now: number, outbox?: (deleted: EntryRow) => OutboxWrites) {
     const row = await this.db.transaction(async (tx) => {
       const r = first(
-        await tx
-          .update(s.entries)
-          .set({ deletedAt: now, updatedAt: now })
-          .where(this.liveEntry(projectId, entryId))
-          .returning(),
+        await tx.update(s.entries).set({ deletedAt: now, updatedAt: now }).where(this.liveEntry(projectId, entryId)).returning(),
       );
       if (r && outbox) await writeOutboxPg(tx, outbox(r));
       return r;
@@ -509,18 +486,16 @@ class PgStore implements Store {
   ): Promise<Counted<T>> {
     const total = first(await this.db.select({ n: count() }).from(table).where(where))?.n ?? 0;
     const rows =
-      page.offset >= total
-        ? []
-        : await this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset);
+      page.offset >= total ? [] : await this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset);
     return { rows: rows as T[], total };
   }
 
   async checkWritable(): Promise<void> {
-    const r = await this.pool.query<{ ro: boolean }>(
-      `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS ro`,
-    );
+    const r = await this.pool.query<{ ro: boolean }>(`SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS ro`);
     if (r.rows[0]?.ro) {
-      throw new Error('The PostgreSQL database is read-only (a standby, or default_transaction_read_only is on): point --database-url at the primary.');
+      throw new Error(
+        'The PostgreSQL database is read-only (a standby, or default_transaction_read_only is on): point --database-url at the primary.',
+      );
     }
   }
 

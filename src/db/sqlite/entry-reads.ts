@@ -16,8 +16,22 @@ export const COLS = `e.id, e.project_id, e.email, e.email_norm, e.name, e.source
   e.created_at, e.updated_at, e.deleted_at, e.status, e.ordinal, e.k, e.referral_code, e.referred_by, e.referrals,
   e.status_token_hash, e.confirm_token_hash, e.confirm_sent_at, e.confirm_resent_at, e.confirmed_at, e.invited_at,
   e.accepted_at, e.invite_code_hash, e.invite_expires_at, e.fields`;
-export type RawRow = [string, string, string, string, string | null, string, string, string | null, string | null,
-  string | null, number, number, number | null, ...unknown[]];
+export type RawRow = [
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  number | null,
+  ...unknown[],
+];
 export const toRow = (r: RawRow): EntryRow => ({
   id: r[0],
   projectId: r[1],
@@ -70,9 +84,7 @@ export function needleOf(search: string): Needle {
 }
 
 const likeClause = (n: number, alias: string) =>
-  '(' +
-  Array.from({ length: n }, () => `${alias}.email LIKE ? ESCAPE '\\' OR ${alias}.name LIKE ? ESCAPE '\\'`).join(' OR ') +
-  ')';
+  '(' + Array.from({ length: n }, () => `${alias}.email LIKE ? ESCAPE '\\' OR ${alias}.name LIKE ? ESCAPE '\\'`).join(' OR ') + ')';
 const likeArgs = (patterns: string[]) => patterns.flatMap((p) => [p, p]);
 
 export class EntryReads {
@@ -119,7 +131,10 @@ export class EntryReads {
     if (offset >= total) return { rows: [], total };
     const fromEnd = total - offset - limit;
     if (offset <= fromEnd) {
-      return { rows: this.rows(`SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id DESC LIMIT ? OFFSET ?`, projectId, limit, offset), total };
+      return {
+        rows: this.rows(`SELECT ${COLS} FROM entries e WHERE ${LIVE} ORDER BY e.id DESC LIMIT ? OFFSET ?`, projectId, limit, offset),
+        total,
+      };
     }
     // Past the middle: walk from the oldest end, which is nearer, and reverse.
     const rows = this.rows(
@@ -162,7 +177,9 @@ export class EntryReads {
     if (needle.kind === 'fts' && this.ownsAll(projectId)) {
       return this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(needle.phrase) as number;
     }
-    return this.stmt(`SELECT count(*) FROM ${m.from}`).pluck().get(...m.args) as number;
+    return this.stmt(`SELECT count(*) FROM ${m.from}`)
+      .pluck()
+      .get(...m.args) as number;
   }
 
   private searchPage(projectId: string, { offset, limit }: PageArgs, needle: Needle): Counted<EntryRow> {
@@ -171,7 +188,9 @@ export class EntryReads {
     if (offset >= total) return { rows: [], total };
     if (this.rowidOrdered()) {
       // Newest first is rowid order: walk matches from the newest and stop after the page.
-      const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY ${m.rid} DESC LIMIT ? OFFSET ?`).pluck().all(...m.args, limit, offset);
+      const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY ${m.rid} DESC LIMIT ? OFFSET ?`)
+        .pluck()
+        .all(...m.args, limit, offset);
       return { rows: this.byRowids(rids as number[]), total };
     }
     const rows = this.rows(
@@ -185,7 +204,10 @@ export class EntryReads {
 
   private byRowids(rids: number[]): EntryRow[] {
     if (rids.length === 0) return [];
-    return this.rows(`SELECT ${COLS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) ORDER BY e.id DESC`, JSON.stringify(rids));
+    return this.rows(
+      `SELECT ${COLS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) ORDER BY e.id DESC`,
+      JSON.stringify(rids),
+    );
   }
 
   /** Up to `limit` live entries older than `beforeId` (newest first): keyset chunks for exports. */

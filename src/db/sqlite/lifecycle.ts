@@ -112,9 +112,11 @@ export class SqliteLifecycle implements LifecycleStore {
     const out = new Map<string, number>();
     const waiting = rows.filter((r) => r.status === 'waiting');
     if (waiting.length === 0) return out;
-    this.db.transaction(() => {
-      for (const r of waiting) out.set(r.id, this.positionSync(projectId, r.k, r.ordinal));
-    }).deferred();
+    this.db
+      .transaction(() => {
+        for (const r of waiting) out.set(r.id, this.positionSync(projectId, r.k, r.ordinal));
+      })
+      .deferred();
     return out;
   }
 
@@ -142,8 +144,10 @@ export class SqliteLifecycle implements LifecycleStore {
       .transaction((): Counted<EntryRow> => {
         const total =
           status === 'waiting' && !q.search
-            ? ((this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number))
-            : (this.stmt(`SELECT count(*) FROM entries e WHERE ${where.join(' AND ')}`).pluck().get(...args) as number);
+            ? (this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number)
+            : (this.stmt(`SELECT count(*) FROM entries e WHERE ${where.join(' AND ')}`)
+                .pluck()
+                .get(...args) as number);
         if (offset >= total) return { rows: [], total };
         const rows = this.rows(
           `SELECT ${COLS} FROM entries e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
@@ -157,16 +161,12 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   async statusCounts(projectId: string): Promise<StatusCounts> {
-    const rows = this.stmt(
-      `SELECT status, count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL GROUP BY status`,
-    )
+    const rows = this.stmt(`SELECT status, count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL GROUP BY status`)
       .raw()
       .all(projectId) as [string, number][];
     const out: StatusCounts = { pending: 0, waiting: 0, invited: 0, accepted: 0, referred: 0 };
     for (const [s, n] of rows) if (s in out) out[s as keyof StatusCounts] = n;
-    out.referred = this.stmt(
-      'SELECT count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL AND referred_by IS NOT NULL',
-    )
+    out.referred = this.stmt('SELECT count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL AND referred_by IS NOT NULL')
       .pluck()
       .get(projectId) as number;
     return out;
@@ -327,7 +327,9 @@ export class SqliteLifecycle implements LifecycleStore {
 
   async applyBoost(projectId: string, _boost?: number) {
     this.tx(() => {
-      this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({ projectId });
+      this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({
+        projectId,
+      });
     });
   }
 
@@ -335,9 +337,10 @@ export class SqliteLifecycle implements LifecycleStore {
     return this.tx(() => {
       this.db.pragma('secure_delete = ON');
       try {
-        return this.stmt(
-          `DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND created_at < ?`,
-        ).run(projectId, before).changes;
+        return this.stmt(`DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND created_at < ?`).run(
+          projectId,
+          before,
+        ).changes;
       } finally {
         this.db.pragma('secure_delete = OFF');
       }
@@ -345,9 +348,7 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   async projectsWithPending(before: number) {
-    return this.stmt(
-      `SELECT DISTINCT project_id FROM entries WHERE status = 'pending' AND deleted_at IS NULL AND created_at < ?`,
-    )
+    return this.stmt(`SELECT DISTINCT project_id FROM entries WHERE status = 'pending' AND deleted_at IS NULL AND created_at < ?`)
       .pluck()
       .all(before) as string[];
   }

@@ -113,18 +113,12 @@ export const entries = sqliteTable(
     uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash),
     uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash),
     index('entries_queue_idx').on(t.projectId, t.status, t.k, t.ordinal).where(sql`${t.deletedAt} IS NULL`),
-    index('entries_referrals_idx')
-      .on(t.projectId, t.referrals, t.ordinal)
-      .where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
+    index('entries_referrals_idx').on(t.projectId, t.referrals, t.ordinal).where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
     index('entries_pending_idx').on(t.status, t.createdAt).where(sql`${t.deletedAt} IS NULL AND ${t.status} = 'pending'`),
     // One live entry per (project, normalised email): the database, not the code, settles races.
-    uniqueIndex('entries_live_email_uq')
-      .on(t.projectId, t.emailNorm)
-      .where(sql`${t.deletedAt} IS NULL`),
+    uniqueIndex('entries_live_email_uq').on(t.projectId, t.emailNorm).where(sql`${t.deletedAt} IS NULL`),
     // Newest-first listing of live entries (ids are time-sortable).
-    index('entries_live_list_idx')
-      .on(t.projectId, t.id)
-      .where(sql`${t.deletedAt} IS NULL`),
+    index('entries_live_list_idx').on(t.projectId, t.id).where(sql`${t.deletedAt} IS NULL`),
   ],
 );
 

@@ -66,10 +66,14 @@ const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'p
 function retrying(store: SqliteStore): Store {
   const subs = new Map<PropertyKey, unknown>();
   const guarded = (prop: PropertyKey, v: unknown) => {
-    if (!subs.has(prop)) subs.set(prop, guardUnavailable(v as object, (err) => {
-      const t = translate(err);
-      return t instanceof DatabaseUnavailableError ? t : undefined;
-    }));
+    if (!subs.has(prop))
+      subs.set(
+        prop,
+        guardUnavailable(v as object, (err) => {
+          const t = translate(err);
+          return t instanceof DatabaseUnavailableError ? t : undefined;
+        }),
+      );
     return subs.get(prop);
   };
   return new Proxy(store, {
@@ -158,11 +162,13 @@ class SqliteStore implements Store {
   }
   async insertFirstUser(row: UserRow) {
     // BEGIN IMMEDIATE takes the write lock first, so no other process can insert between check and insert.
-    return this.sqlite.transaction(() => {
-      if (this.db.select({ n: count() }).from(s.users).get()?.n) return 'closed' as const;
-      this.db.insert(s.users).values(row).run();
-      return 'inserted' as const;
-    }).immediate();
+    return this.sqlite
+      .transaction(() => {
+        if (this.db.select({ n: count() }).from(s.users).get()?.n) return 'closed' as const;
+        this.db.insert(s.users).values(row).run();
+        return 'inserted' as const;
+      })
+      .immediate();
   }
   async userByEmail(emailNorm: string) {
     return this.db.select().from(s.users).where(eq(s.users.emailNorm, emailNorm)).get();
@@ -212,11 +218,7 @@ class SqliteStore implements Store {
       .select()
       .from(s.projects)
       .where(
-        and(
-          eq(s.projects.userId, userId),
-          isNull(s.projects.deletedAt),
-          or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug)),
-        ),
+        and(eq(s.projects.userId, userId), isNull(s.projects.deletedAt), or(eq(s.projects.id, idOrSlug), eq(s.projects.slug, idOrSlug))),
       )
       .get();
   }
@@ -245,12 +247,7 @@ class SqliteStore implements Store {
       .get();
   }
   async restoreProject(id: string, now: number) {
-    return this.db
-      .update(s.projects)
-      .set({ deletedAt: null, updatedAt: now })
-      .where(eq(s.projects.id, id))
-      .returning()
-      .get();
+    return this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning().get();
   }
 
   async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
@@ -277,20 +274,10 @@ class SqliteStore implements Store {
     return this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)).get();
   }
   async renameKey(projectId: string, keyId: string, name: string, now: number) {
-    return this.db
-      .update(s.apiKeys)
-      .set({ name, updatedAt: now })
-      .where(this.liveKey(projectId, keyId))
-      .returning()
-      .get();
+    return this.db.update(s.apiKeys).set({ name, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning().get();
   }
   async revokeKey(projectId: string, keyId: string, now: number) {
-    return this.db
-      .update(s.apiKeys)
-      .set({ revokedAt: now, updatedAt: now })
-      .where(this.liveKey(projectId, keyId))
-      .returning()
-      .get();
+    return this.db.update(s.apiKeys).set({ revokedAt: now, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning().get();
   }
   async keyForAuth(lookup: string) {
     return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
@@ -319,8 +306,10 @@ class SqliteStore implements Store {
     } catch (err) {
       if (isBusy(err)) throw err; // retried by the wrapper, then 503
       const e = err as Error & { code?: string };
-      throw new Error(`The SQLite database ${this.file} is not writable (${e.code ?? e.name}: ${e.message}). ` +
-        'Check the file and its directory: permissions, free disk space, a read-only mount.');
+      throw new Error(
+        `The SQLite database ${this.file} is not writable (${e.code ?? e.name}: ${e.message}). ` +
+          'Check the file and its directory: permissions, free disk space, a read-only mount.',
+      );
     }
   }
 
@@ -339,12 +328,7 @@ class SqliteStore implements Store {
   async entryInProject(projectId: string, entryId: string) {
     return this.db.select().from(s.entries).where(this.liveEntry(projectId, entryId)).get();
   }
-  async updateEntry(
-    projectId: string,
-    entryId: string,
-    patch: { name?: string | null; metadata?: string },
-    now: number,
-  ) {
+  async updateEntry(projectId: string, entryId: string, patch: { name?: string | null; metadata?: string }, now: number) {
     return this.db
       .update(s.entries)
       .set({ ...patch, updatedAt: now })
@@ -403,9 +387,7 @@ class SqliteStore implements Store {
   ): Counted<T> {
     const total = this.db.select({ n: count() }).from(table).where(where).get()?.n ?? 0;
     const rows =
-      page.offset >= total
-        ? []
-        : this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset).all();
+      page.offset >= total ? [] : this.db.select().from(table).where(where).orderBy(order).limit(page.limit).offset(page.offset).all();
     return { rows: rows as T[], total };
   }
 

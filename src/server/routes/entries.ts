@@ -17,8 +17,24 @@ import { parseQuery, readJson, send } from '../http.js';
 import { pageArgs, pageOf } from '../paging.js';
 import { streamExport } from '../export.js';
 
-const READ_ONLY = ['entryId', 'email', 'source', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt', 'status', 'position',
-  'referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt'];
+const READ_ONLY = [
+  'entryId',
+  'email',
+  'source',
+  'ip',
+  'country',
+  'userAgent',
+  'createdAt',
+  'updatedAt',
+  'status',
+  'position',
+  'referralCode',
+  'referredBy',
+  'referrals',
+  'confirmedAt',
+  'invitedAt',
+  'acceptedAt',
+];
 
 export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   const project = (req: Req) => getProject(store, userOf(req).id, req.params.projectId!);
@@ -37,7 +53,13 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
     const p = await project(req);
     const q = parseQuery(req, exportQuery);
     const fieldKeys = featureSettings(p).fields.map((f) => f.key);
-    await streamExport(res, p.slug, q.format, withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)), fieldKeys);
+    await streamExport(
+      res,
+      p.slug,
+      q.format,
+      withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)),
+      fieldKeys,
+    );
   });
 
   app.get('/api/project/:projectId/waitlist/:entryId', async (req, res) => {
@@ -49,7 +71,12 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
     const p = await project(req);
     await entries.getEntry(store, p.id, req.params.entryId!);
     const body = await readJson(req, updateEntryBody, READ_ONLY);
-    send(res, 200, 'Waitlist entry updated', await entryWithPosition(store, await entries.updateEntry(store, p.id, req.params.entryId!, body)));
+    send(
+      res,
+      200,
+      'Waitlist entry updated',
+      await entryWithPosition(store, await entries.updateEntry(store, p.id, req.params.entryId!, body)),
+    );
   });
 
   app.delete('/api/project/:projectId/waitlist/:entryId', async (req, res) => {

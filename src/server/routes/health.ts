@@ -17,7 +17,10 @@ export function healthRoutes(app: Polka<Req>, deps: Deps): Readiness {
     res.setHeader('Cache-Control', 'no-store');
     const report = await readiness.report();
     if (!report.ready) {
-      const why = report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason}`).join('; ');
+      const why = report.checks
+        .filter((c) => !c.ok)
+        .map((c) => `${c.name}: ${c.reason}`)
+        .join('; ');
       throw unavailable(`Not ready: ${why}`, report.retryAfterSeconds);
     }
     send(res, 200, 'ready', { status: 'ready', checks: report.checks });

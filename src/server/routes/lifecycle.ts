@@ -25,6 +25,11 @@ export function lifecycleRoutes(app: Polka<Req>, deps: Deps) {
     const p = await project(req);
     const rows = await leaderboard(store, p.id, 100);
     const entries = await withPositions(store, p.id, rows);
-    send(res, 200, 'Leaderboard', entries.map((e, i) => ({ rank: i + 1, ...e })));
+    send(
+      res,
+      200,
+      'Leaderboard',
+      entries.map((e, i) => ({ rank: i + 1, ...e })),
+    );
   });
 }

@@ -3,7 +3,15 @@ import { useState } from 'preact/hooks';
 import { api, type User } from '../api.js';
 import { ErrorMsg } from '../ui.js';
 
-export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 'signup'; first?: boolean; onSignedIn: (u: User) => void }) {
+export function AuthPage({
+  mode,
+  first = false,
+  onSignedIn,
+}: {
+  mode: 'login' | 'signup';
+  first?: boolean;
+  onSignedIn: (u: User) => void;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
@@ -16,7 +24,9 @@ export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 
     setBusy(true);
     setError(null);
     try {
-      const user = signup ? await api.signup({ email, password, ...(name.trim() ? { name: name.trim() } : {}) }) : await api.login({ email, password });
+      const user = signup
+        ? await api.signup({ email, password, ...(name.trim() ? { name: name.trim() } : {}) })
+        : await api.login({ email, password });
       onSignedIn(user);
     } catch (err) {
       setError(err);
@@ -43,7 +53,14 @@ export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 
         ) : null}
         <div class="field">
           <label for="auth-email">Email</label>
-          <input id="auth-email" type="email" required autoComplete="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            id="auth-email"
+            type="email"
+            required
+            autoComplete="email"
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="auth-password">Password</label>
@@ -57,7 +74,11 @@ export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 
             value={password}
             onInput={(e) => setPassword(e.currentTarget.value)}
           />
-          {signup ? <span id="auth-password-hint" class="hint">At least 8 characters.</span> : null}
+          {signup ? (
+            <span id="auth-password-hint" class="hint">
+              At least 8 characters.
+            </span>
+          ) : null}
         </div>
         <ErrorMsg error={error} />
         <button type="submit" class="primary" disabled={busy}>
@@ -66,9 +87,13 @@ export function AuthPage({ mode, first = false, onSignedIn }: { mode: 'login' | 
       </form>
       <p>
         {signup && first ? null : signup ? (
-          <>Already have an account? <a href="#/login">Log in</a></>
+          <>
+            Already have an account? <a href="#/login">Log in</a>
+          </>
         ) : (
-          <>New server? <a href="#/signup">Create the first account</a></>
+          <>
+            New server? <a href="#/signup">Create the first account</a>
+          </>
         )}
       </p>
     </section>

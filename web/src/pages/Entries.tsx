@@ -86,7 +86,9 @@ export function EntriesTab({ project }: { project: Project }) {
       {data === null ? (
         <p>Loading…</p>
       ) : data.items.length === 0 ? (
-        <p class="muted">{query ? `No entry matches “${query}”.` : 'No one has joined yet. The Install tab shows how to add a join form to your site.'}</p>
+        <p class="muted">
+          {query ? `No entry matches “${query}”.` : 'No one has joined yet. The Install tab shows how to add a join form to your site.'}
+        </p>
       ) : (
         <div class="table-wrap">
           <table class="entries">
@@ -97,7 +99,9 @@ export function EntriesTab({ project }: { project: Project }) {
                 <th scope="col">Name</th>
                 <th scope="col">Source</th>
                 <th scope="col">Country</th>
-                <th scope="col" class="joined">Joined</th>
+                <th scope="col" class="joined">
+                  Joined
+                </th>
                 <th scope="col">Status</th>
                 <th scope="col">Position</th>
                 <th scope="col">
@@ -116,7 +120,9 @@ export function EntriesTab({ project }: { project: Project }) {
                   </td>
                   <td data-label="Source">{e.source}</td>
                   <td data-label="Country">{e.country ?? '—'}</td>
-                  <td data-label="Joined" class="joined">{fmtDate(e.createdAt)}</td>
+                  <td data-label="Joined" class="joined">
+                    {fmtDate(e.createdAt)}
+                  </td>
                   <td data-label="Status">{e.status}</td>
                   <td data-label="Position">{e.position ?? '—'}</td>
                   <td>

@@ -76,7 +76,10 @@ document.getElementById('waitlist-form').addEventListener('submit', async (event
       </div>
       <div class="card">
         <h3>A plain HTML form</h3>
-        <p class="muted">A form and a small script; it shows the server's message when a join is refused (an address already on the list, or what is wrong with a field).</p>
+        <p class="muted">
+          A form and a small script; it shows the server's message when a join is refused (an address already on the list, or what is wrong
+          with a field).
+        </p>
         <CopyField label="HTML form snippet" value={formSnippet} multiline />
       </div>
       <div class="card">

@@ -62,7 +62,14 @@ export function KeysTab({ project }: { project: Project }) {
       <form class="row wrap card" onSubmit={create}>
         <div class="field grow">
           <label for="key-name">New key name</label>
-          <input id="key-name" required maxLength={100} placeholder="landing page" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            id="key-name"
+            required
+            maxLength={100}
+            placeholder="landing page"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="key-kind">Kind</label>

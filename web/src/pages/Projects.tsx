@@ -70,8 +70,8 @@ export function ProjectsPage() {
           }}
         >
           <p>
-            Its keys stop working at once and joins to <code>{deleting.slug}</code> answer 404. Entries are kept; a server operator can restore the
-            project with <code>waitlist admin project restore {deleting.projectId}</code>.
+            Its keys stop working at once and joins to <code>{deleting.slug}</code> answer 404. Entries are kept; a server operator can
+            restore the project with <code>waitlist admin project restore {deleting.projectId}</code>.
           </p>
         </ConfirmDialog>
       ) : null}

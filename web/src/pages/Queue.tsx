@@ -21,9 +21,7 @@ export function QueueTab({ project }: { project: Project }) {
 
   useEffect(() => {
     setError(null);
-    client
-      .listEntries(pid, { status, sort: status === 'waiting' ? 'position' : 'newest', page, limit: 20 })
-      .then(setData, setError);
+    client.listEntries(pid, { status, sort: status === 'waiting' ? 'position' : 'newest', page, limit: 20 }).then(setData, setError);
   }, [pid, status, page, version]);
 
   return (
@@ -126,7 +124,14 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
       <form class="row wrap" onSubmit={(e) => (e.preventDefault(), void run(true))}>
         <div class="field">
           <label for="invite-count">How many (1–10,000)</label>
-          <input id="invite-count" type="number" min={1} max={10000} value={count} onInput={(e) => setCount(Number(e.currentTarget.value))} />
+          <input
+            id="invite-count"
+            type="number"
+            min={1}
+            max={10000}
+            value={count}
+            onInput={(e) => setCount(Number(e.currentTarget.value))}
+          />
         </div>
         <button type="submit" disabled={busy}>
           Preview
@@ -135,9 +140,7 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
       <ErrorMsg error={error} />
       {preview ? (
         <>
-          <p>
-            {preview.length ? `These ${preview.length} would be invited:` : 'Nobody is waiting.'}
-          </p>
+          <p>{preview.length ? `These ${preview.length} would be invited:` : 'Nobody is waiting.'}</p>
           <ol class="preview">
             {preview.slice(0, 50).map((e) => (
               <li key={e.entryId}>
@@ -181,7 +184,10 @@ function Leaderboard({ pid, version }: { pid: string; version: number }) {
   );
 }
 
-type LcFields = Pick<ProjectSettings, 'doubleOptIn' | 'referralBoost' | 'referralUrl' | 'publicLeaderboard' | 'inviteTtlDays' | 'inviteUrl' | 'pendingPurgeDays'>;
+type LcFields = Pick<
+  ProjectSettings,
+  'doubleOptIn' | 'referralBoost' | 'referralUrl' | 'publicLeaderboard' | 'inviteTtlDays' | 'inviteUrl' | 'pendingPurgeDays'
+>;
 
 function LifecycleSettings({ pid }: { pid: string }) {
   const [s, setS] = useState<LcFields | null>(null);
@@ -210,12 +216,12 @@ function LifecycleSettings({ pid }: { pid: string }) {
     <form class="card" onSubmit={save}>
       <h3>Launch settings</h3>
       <label class="check">
-        <input type="checkbox" checked={s.doubleOptIn} onChange={(e) => setS({ ...s, doubleOptIn: e.currentTarget.checked })} /> Double opt-in
-        (needs SMTP)
+        <input type="checkbox" checked={s.doubleOptIn} onChange={(e) => setS({ ...s, doubleOptIn: e.currentTarget.checked })} /> Double
+        opt-in (needs SMTP)
       </label>
       <label class="check">
-        <input type="checkbox" checked={s.publicLeaderboard} onChange={(e) => setS({ ...s, publicLeaderboard: e.currentTarget.checked })} /> Public
-        leaderboard
+        <input type="checkbox" checked={s.publicLeaderboard} onChange={(e) => setS({ ...s, publicLeaderboard: e.currentTarget.checked })} />{' '}
+        Public leaderboard
       </label>
       <div class="field">
         <label for="lc-boost">Places a referral moves the referrer up (0–1000)</label>
@@ -223,7 +229,13 @@ function LifecycleSettings({ pid }: { pid: string }) {
       </div>
       <div class="field">
         <label for="lc-refurl">Referral link template (empty: the hosted page)</label>
-        <input id="lc-refurl" type="text" placeholder="https://example.com/?ref={code}" value={s.referralUrl ?? ''} onInput={(e) => setS({ ...s, referralUrl: e.currentTarget.value })} />
+        <input
+          id="lc-refurl"
+          type="text"
+          placeholder="https://example.com/?ref={code}"
+          value={s.referralUrl ?? ''}
+          onInput={(e) => setS({ ...s, referralUrl: e.currentTarget.value })}
+        />
       </div>
       <div class="field">
         <label for="lc-ttl">Invite codes valid for (days, 1–365)</label>
@@ -231,7 +243,13 @@ function LifecycleSettings({ pid }: { pid: string }) {
       </div>
       <div class="field">
         <label for="lc-invurl">Invite link template (empty: code only)</label>
-        <input id="lc-invurl" type="text" placeholder="https://app.example.com/signup?invite={code}" value={s.inviteUrl ?? ''} onInput={(e) => setS({ ...s, inviteUrl: e.currentTarget.value })} />
+        <input
+          id="lc-invurl"
+          type="text"
+          placeholder="https://app.example.com/signup?invite={code}"
+          value={s.inviteUrl ?? ''}
+          onInput={(e) => setS({ ...s, inviteUrl: e.currentTarget.value })}
+        />
       </div>
       <div class="field">
         <label for="lc-purge">Erase unconfirmed entries after (days, 1–365)</label>
