@@ -2,70 +2,40 @@
 // fan out into one digest row per recipient, due at the end of the hour; sending it counts that hour's
 // sign-ups and mails them through a real SMTP server. Also: an email queued while the server has no
 // SMTP is given up at once (nothing piles up).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/core/dispatcher.js';
 import { joinWaitlist } from '../../src/core/entries.js';
 import { fanOutPlan } from '../../src/core/fanout.js';
 import { Mailer } from '../../src/core/mailer.js';
 import { newEmail } from '../../src/core/outbox.js';
-import { openStore, type Store } from '../../src/db/index.js';
+import type { Store } from '../../src/db/index.js';
+import { adapterFor } from '../store/adapters.js';
+import { key, project, user } from '../store/conformance.js';
 import { startMailReceiver, type MailReceiver } from '../helpers/receivers.js';
 import { DIALECT } from '../helpers/server.js';
 
 let store: Store;
+let dispose: () => Promise<void>;
 let smtp: MailReceiver;
 const projectId = 'prj_digest1';
 
 beforeAll(async () => {
   smtp = await startMailReceiver();
-  if (DIALECT === 'pg') {
-    const { createPgDatabase } = await import('../helpers/pg.js');
-    store = await openStore({ file: '', databaseUrl: await createPgDatabase(process.env.TEST_DATABASE_URL!) });
-  } else {
-    store = await openStore({ file: join(mkdtempSync(join(tmpdir(), 'wl-digest-')), 't.db') });
-  }
-  const now = Date.now();
-  await store.insertUser({
-    id: 'usr_d1',
-    email: 'd@x.io',
-    emailNorm: 'd@x.io',
-    name: null,
-    passwordHash: 'x',
-    createdAt: now,
-    updatedAt: now,
-  });
-  await store.insertProject({
-    id: projectId,
-    userId: 'usr_d1',
-    name: 'Digest Co',
-    slug: 'digest-co',
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-    allowedOrigins: null,
-    blockDisposable: false,
-    honeypotField: null,
-    settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['boss@example.com', 'ops@example.com'] }),
-  });
-  await store.insertKey({
-    id: 'key_d1',
-    kind: 'publishable',
-    projectId,
-    name: 'k',
-    lookup: 'lk_d1',
-    prefix: 'wl_x',
-    secretHash: 'h',
-    createdAt: now,
-    updatedAt: now,
-    lastUsedAt: null,
-    revokedAt: null,
-  });
+  ({ store, dispose } = await adapterFor(DIALECT).open());
+  const u = user({ id: 'usr_d1' });
+  await store.insertUser(u);
+  await store.insertProject(
+    project(u.id, {
+      id: projectId,
+      name: 'Digest Co',
+      slug: 'digest-co',
+      settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['boss@example.com', 'ops@example.com'] }),
+    }),
+  );
+  await store.insertKey(key(projectId, { id: 'key_d1', lookup: 'lk_d1' }));
 });
 afterAll(async () => {
-  await store?.close();
+  await dispose?.();
   await smtp?.close();
 });
 

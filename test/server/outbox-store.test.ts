@@ -1,62 +1,25 @@
 // The outbox at the Store level, on the suite's database (SQLite, or PostgreSQL in the pg project):
 // a join writes entry.created in its group commit (not for a duplicate), a delete writes entry.deleted,
 // fan-out turns events into deliveries, claims are leases fenced by their value.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteEntry, joinWaitlist } from '../../src/core/entries.js';
 import { newEmail, outboxId } from '../../src/core/outbox.js';
-import { openStore, type Store } from '../../src/db/index.js';
+import type { Store } from '../../src/db/index.js';
+import { adapterFor } from '../store/adapters.js';
+import { key, project, user } from '../store/conformance.js';
 import type { EventRow } from '../../src/db/outbox.js';
 import { DIALECT } from '../helpers/server.js';
 
 let store: Store;
+let dispose: () => Promise<void>;
 const projectId = 'prj_outbox1';
 
 beforeAll(async () => {
-  if (DIALECT === 'pg') {
-    const { createPgDatabase } = await import('../helpers/pg.js');
-    store = await openStore({ file: '', databaseUrl: await createPgDatabase(process.env.TEST_DATABASE_URL!) });
-  } else {
-    store = await openStore({ file: join(mkdtempSync(join(tmpdir(), 'wl-outbox-')), 't.db') });
-  }
-  const now = Date.now();
-  await store.insertUser({
-    id: 'usr_o1',
-    email: 'o@x.io',
-    emailNorm: 'o@x.io',
-    name: null,
-    passwordHash: 'x',
-    createdAt: now,
-    updatedAt: now,
-  });
-  await store.insertProject({
-    id: projectId,
-    userId: 'usr_o1',
-    name: 'O',
-    slug: 'outbox-one',
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-    allowedOrigins: null,
-    blockDisposable: false,
-    honeypotField: null,
-    settings: '{}',
-  });
-  await store.insertKey({
-    id: 'key_o1',
-    kind: 'publishable',
-    projectId,
-    name: 'k',
-    lookup: 'lk_o1',
-    prefix: 'wl_x',
-    secretHash: 'h',
-    createdAt: now,
-    updatedAt: now,
-    lastUsedAt: null,
-    revokedAt: null,
-  });
+  ({ store, dispose } = await adapterFor(DIALECT).open());
+  const u = user({ id: 'usr_o1' });
+  await store.insertUser(u);
+  await store.insertProject(project(u.id, { id: projectId, name: 'O', slug: 'outbox-one' }));
+  await store.insertKey(key(projectId, { id: 'key_o1', lookup: 'lk_o1' }));
   await store.events.insertWebhook({
     id: 'wh_o1',
     projectId,
@@ -64,11 +27,11 @@ beforeAll(async () => {
     events: JSON.stringify(['entry.created', 'entry.deleted']),
     secret: 'whsec_x',
     enabled: true,
-    createdAt: now,
-    updatedAt: now,
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
   });
 });
-afterAll(async () => store?.close());
+afterAll(async () => dispose?.());
 
 const ctx = { projectId, keyId: 'key_o1', ip: null, country: null, userAgent: null };
 

@@ -41,3 +41,6 @@ const pg: Adapter = {
 
 /** The adapters to run: PostgreSQL only when TEST_DATABASE_URL names a cluster. */
 export const ADAPTERS: Adapter[] = process.env.TEST_DATABASE_URL ? [sqlite, pg] : [sqlite];
+
+/** The adapter for one dialect (tests below the HTTP layer that run on the suite's database). */
+export const adapterFor = (dialect: Adapter['name']): Adapter => (dialect === 'pg' ? pg : sqlite);
