@@ -1,11 +1,13 @@
 // Entry list, search and export reads for SQLite, written as prepared statements because they are the
-// ones that must stay fast at a million entries (migrations/sqlite/0003_search_index.sql has the
-// structures they use):
+// ones that must stay fast at a million entries (migrations/sqlite/0003_search_index.sql and
+// 0010_search.sql have the structures they use):
 // - unfiltered total: entry_counts (kept by triggers), not COUNT(*);
 // - deep pages: an OFFSET walk over the (project_id, id) index, from whichever end is nearer;
 // - search of 3+ characters: the FTS5 trigram index, a quoted MATCH phrase; 1-2 characters: LIKE over
 //   the narrow entries_search table (trigrams cannot answer them). Both: case-insensitive substring of
-//   email or name, `%` and `_` literal.
+//   email or name, `%` and `_` literal, and both read only the project's own key range (search keys
+//   start with the project's number, migrations/sqlite/0010_search.sql), so the total is counted by
+//   the index alone however many other projects share the database.
 import type Database from 'better-sqlite3';
 import { foldChar, unfold } from '../fold.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
@@ -64,6 +66,8 @@ export const toRow = (r: RawRow): EntryRow => ({
   fields: r[28] as string,
 });
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
+/** The entries.rowid part of a search key (sk = (project number << 40) + rowid). */
+const RID_MASK = (1n << 40n) - 1n;
 
 /** How a search needle is matched: an FTS5 phrase, or LIKE patterns (with case variants). */
 export type Needle = { kind: 'fts'; phrase: string } | { kind: 'like'; patterns: string[] };
@@ -146,55 +150,61 @@ export class EntryReads {
     return { rows: rows.reverse(), total };
   }
 
-  /** SQL (and its arguments) selecting the entries_search rows `s` of the project that match. */
-  // `rid` is the newest-first order column: for FTS it must be f.rowid, which the index walks in order
-  // (ORDER BY s.rid made SQLite collect and sort every match).
-  private matchSource(projectId: string, needle: Needle): { from: string; args: unknown[]; rid: string } {
+  /**
+   * The project's search key range: its rows in entries_search and entries_fts have keys
+   * (n << 40) + entries.rowid (migrations/sqlite/0010_search.sql). Null for a project with no number.
+   */
+  private keyRange(projectId: string): [bigint, bigint] | null {
+    const n = this.stmt('SELECT n FROM search_projects WHERE project_id = ?').pluck().get(projectId) as number | undefined;
+    if (n === undefined) return null;
+    const lo = BigInt(n) << 40n;
+    return [lo, lo + RID_MASK];
+  }
+
+  /**
+   * SQL (and its arguments) selecting the project's matches: `key` is the newest-first order column
+   * (for FTS it must be f.rowid, which the index walks in order), `rid` the entries.rowid of a match.
+   * Both forms stay inside the project's key range, so other projects' rows are never read.
+   */
+  private matchSource(range: [bigint, bigint], needle: Needle): { from: string; args: unknown[]; key: string; rid: string } {
     if (needle.kind === 'fts') {
       return {
-        from: `entries_fts f JOIN entries_search s ON s.rid = f.rowid WHERE entries_fts MATCH ? AND s.project_id = ?`,
-        args: [needle.phrase, projectId],
-        rid: 'f.rowid',
+        from: `entries_fts f WHERE entries_fts MATCH ? AND f.rowid BETWEEN ? AND ?`,
+        args: [needle.phrase, ...range],
+        key: 'f.rowid',
+        rid: `(f.rowid & ${RID_MASK})`,
       };
     }
     return {
-      from: `entries_search s WHERE s.project_id = ? AND ${likeClause(needle.patterns.length, 's')}`,
-      args: [projectId, ...likeArgs(needle.patterns)],
-      rid: 's.rid',
+      from: `entries_search s WHERE s.sk BETWEEN ? AND ? AND ${likeClause(needle.patterns.length, 's')}`,
+      args: [...range, ...likeArgs(needle.patterns)],
+      key: 's.sk',
+      rid: `(s.sk & ${RID_MASK})`,
     };
   }
 
-  /** True when every live entry belongs to this project (a one-waitlist server), from entry_counts. */
-  private ownsAll(projectId: string): boolean {
-    const r = this.stmt('SELECT sum(live), sum(live) FILTER (WHERE project_id = ?) FROM entry_counts').raw().get(projectId) as
-      | [number | null, number | null]
-      | undefined;
-    return r !== undefined && r[0] !== null && r[0] === r[1];
-  }
-
-  /** The number of matches: the index alone can count them when the project owns every live entry. */
-  private countMatches(projectId: string, needle: Needle, m: { from: string; args: unknown[] }): number {
-    if (needle.kind === 'fts' && this.ownsAll(projectId)) {
-      return this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(needle.phrase) as number;
-    }
-    return this.stmt(`SELECT count(*) FROM ${m.from}`)
-      .pluck()
-      .get(...m.args) as number;
+  /** `m` joined to the entries it matched (alias e). */
+  private static withEntries(m: { from: string; rid: string }): string {
+    return m.from.replace(' WHERE ', ` JOIN entries e ON e.rowid = ${m.rid} WHERE `);
   }
 
   private searchPage(projectId: string, { offset, limit }: PageArgs, needle: Needle): Counted<EntryRow> {
-    const m = this.matchSource(projectId, needle);
-    const total = this.countMatches(projectId, needle, m);
+    const range = this.keyRange(projectId);
+    if (!range) return { rows: [], total: 0 };
+    const m = this.matchSource(range, needle);
+    const total = this.stmt(`SELECT count(*) FROM ${m.from}`)
+      .pluck()
+      .get(...m.args) as number;
     if (offset >= total) return { rows: [], total };
     if (this.rowidOrdered()) {
       // Newest first is rowid order: walk matches from the newest and stop after the page.
-      const rids = this.stmt(`SELECT s.rid FROM ${m.from} ORDER BY ${m.rid} DESC LIMIT ? OFFSET ?`)
+      const rids = this.stmt(`SELECT ${m.rid} FROM ${m.from} ORDER BY ${m.key} DESC LIMIT ? OFFSET ?`)
         .pluck()
         .all(...m.args, limit, offset);
       return { rows: this.byRowids(rids as number[]), total };
     }
     const rows = this.rows(
-      `SELECT ${COLS} FROM ${m.from.replace(' WHERE ', ' JOIN entries e ON e.rowid = s.rid WHERE ')} ORDER BY e.id DESC LIMIT ? OFFSET ?`,
+      `SELECT ${COLS} FROM ${EntryReads.withEntries(m)} ORDER BY e.id DESC LIMIT ? OFFSET ?`,
       ...m.args,
       limit,
       offset,
@@ -216,10 +226,10 @@ export class EntryReads {
       const sql = `SELECT ${COLS} FROM entries e WHERE ${LIVE}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
       return this.rows(sql, ...(beforeId ? [projectId, beforeId, limit] : [projectId, limit]));
     }
-    const m = this.matchSource(projectId, needleOf(search));
-    const sql =
-      `SELECT ${COLS} FROM ${m.from.replace(' WHERE ', ' JOIN entries e ON e.rowid = s.rid WHERE ')}` +
-      `${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
+    const range = this.keyRange(projectId);
+    if (!range) return [];
+    const m = this.matchSource(range, needleOf(search));
+    const sql = `SELECT ${COLS} FROM ${EntryReads.withEntries(m)}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
     return this.rows(sql, ...m.args, ...(beforeId ? [beforeId, limit] : [limit]));
   }
 }
