@@ -121,7 +121,7 @@ describe('SQLite search state', () => {
     await store.close();
   });
 
-  // Search keys start with the project's number (migrations/sqlite/0010_search.sql): a search reads
+  // Search keys start with the project's number (migrations/sqlite/0008_search.sql): a search reads
   // only its project's key range, so its total must count exactly that project's live matches.
   it('counts and pages only the matches of its own project, for every needle length and after writes', async () => {
     const file = join(dir, 'projects.db');
@@ -160,13 +160,13 @@ describe('SQLite search state', () => {
     await store.close();
   });
 
-  it('0010_search migrates a database that already has entries in several projects', async () => {
-    // A database migrated up to the migration before 0010_search, with entries in two projects.
+  it('0008_search migrates a database that already has entries in several projects', async () => {
+    // A database migrated up to the migration before 0008_search, with entries in two projects.
     const folder = resolve(import.meta.dirname, '../../migrations/sqlite');
     const old = join(dir, 'old-migrations');
     mkdirSync(join(old, 'meta'), { recursive: true });
     const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8'));
-    const at = journal.entries.findIndex((e: { tag: string }) => e.tag === '0010_search');
+    const at = journal.entries.findIndex((e: { tag: string }) => e.tag === '0008_search');
     expect(at).toBeGreaterThan(0);
     journal.entries = journal.entries.slice(0, at);
     writeFileSync(join(old, 'meta/_journal.json'), JSON.stringify(journal));

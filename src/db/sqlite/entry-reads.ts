@@ -1,12 +1,12 @@
 // Entry list, search and export reads for SQLite, written as prepared statements because they are the
 // ones that must stay fast at a million entries (migrations/sqlite/0003_search_index.sql and
-// 0010_search.sql have the structures they use):
+// 0008_search.sql have the structures they use):
 // - unfiltered total: entry_counts (kept by triggers), not COUNT(*);
 // - deep pages: an OFFSET walk over the (project_id, id) index, from whichever end is nearer;
 // - search of 3+ characters: the FTS5 trigram index, a quoted MATCH phrase; 1-2 characters: LIKE over
 //   the narrow entries_search table (trigrams cannot answer them). Both: case-insensitive substring of
 //   email or name, `%` and `_` literal, and both read only the project's own key range (search keys
-//   start with the project's number, migrations/sqlite/0010_search.sql), so the total is counted by
+//   start with the project's number, migrations/sqlite/0008_search.sql), so the total is counted by
 //   the index alone however many other projects share the database.
 import type Database from 'better-sqlite3';
 import { foldChar, unfold } from '../fold.js';
@@ -152,7 +152,7 @@ export class EntryReads {
 
   /**
    * The project's search key range: its rows in entries_search and entries_fts have keys
-   * (n << 40) + entries.rowid (migrations/sqlite/0010_search.sql). Null for a project with no number.
+   * (n << 40) + entries.rowid (migrations/sqlite/0008_search.sql). Null for a project with no number.
    */
   private keyRange(projectId: string): [bigint, bigint] | null {
     const n = this.stmt('SELECT n FROM search_projects WHERE project_id = ?').pluck().get(projectId) as number | undefined;
