@@ -276,6 +276,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
     startServer(db) {
       const argv = [
+        ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), // e.g. --cpu-prof
         join(ROOT, 'bin/waitlist.js'),
         'serve',
         '--port',
