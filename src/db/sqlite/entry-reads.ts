@@ -7,7 +7,7 @@
 //   the narrow entries_search table (trigrams cannot answer them). Both: case-insensitive substring of
 //   email or name, `%` and `_` literal.
 import type Database from 'better-sqlite3';
-import { foldChar, unfold } from '../fold.js';
+import { fold, foldChar, unfold } from '../fold.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
@@ -66,12 +66,12 @@ export const toRow = (r: RawRow): EntryRow => ({
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 
 /** How a search needle is matched: an FTS5 phrase, or LIKE patterns (with case variants). */
-export type Needle = { kind: 'fts'; phrase: string } | { kind: 'like'; patterns: string[] };
+export type Needle = { kind: 'fts'; phrase: string; folded: string } | { kind: 'like'; patterns: string[] };
 
 /** The FTS phrase for 3+ characters; LIKE patterns (one per case variant of non-ASCII letters) below. */
 export function needleOf(search: string): Needle {
   const chars = [...search];
-  if (chars.length >= 3) return { kind: 'fts', phrase: `"${search.replaceAll('"', '""')}"` };
+  if (chars.length >= 3) return { kind: 'fts', phrase: `"${search.replaceAll('"', '""')}"`, folded: fold(search) };
   // SQLite's LIKE folds ASCII case only: spell out every non-ASCII character with the same fold
   // (src/db/fold.ts), e.g. é/É, and K (Kelvin sign) for k.
   let variants = [''];
@@ -150,6 +150,16 @@ export class EntryReads {
   // `rid` is the newest-first order column: for FTS it must be f.rowid, which the index walks in order
   // (ORDER BY s.rid made SQLite collect and sort every match).
   private matchSource(projectId: string, needle: Needle): { from: string; args: unknown[]; rid: string } {
+    if (needle.kind === 'fts' && this.ftsBehind()) {
+      // Entries queued for the index (fts_pending, see fts-indexer.ts) are matched one by one.
+      return {
+        from: `entries_search s WHERE s.rid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?
+          UNION ALL SELECT q.rid FROM fts_pending q JOIN entries_search t ON t.rid = q.rid
+          WHERE wl_search_match(t.email, t.name, ?)) AND s.project_id = ?`,
+        args: [needle.phrase, needle.folded, projectId],
+        rid: 's.rid',
+      };
+    }
     if (needle.kind === 'fts') {
       return {
         from: `entries_fts f JOIN entries_search s ON s.rid = f.rowid WHERE entries_fts MATCH ? AND s.project_id = ?`,
@@ -164,6 +174,11 @@ export class EntryReads {
     };
   }
 
+  /** True while some live entries wait to be added to the FTS index. */
+  private ftsBehind(): boolean {
+    return this.stmt('SELECT EXISTS (SELECT 1 FROM fts_pending)').pluck().get() === 1;
+  }
+
   /** True when every live entry belongs to this project (a one-waitlist server), from entry_counts. */
   private ownsAll(projectId: string): boolean {
     const r = this.stmt('SELECT sum(live), sum(live) FILTER (WHERE project_id = ?) FROM entry_counts').raw().get(projectId) as
@@ -174,7 +189,7 @@ export class EntryReads {
 
   /** The number of matches: the index alone can count them when the project owns every live entry. */
   private countMatches(projectId: string, needle: Needle, m: { from: string; args: unknown[] }): number {
-    if (needle.kind === 'fts' && this.ownsAll(projectId)) {
+    if (needle.kind === 'fts' && !m.from.includes('fts_pending') && this.ownsAll(projectId)) {
       return this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(needle.phrase) as number;
     }
     return this.stmt(`SELECT count(*) FROM ${m.from}`)

@@ -28,6 +28,7 @@ import { positionAtInsert } from '../store.js';
 import { Batcher } from '../batcher.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { FtsIndexer, registerSearchMatch } from './fts-indexer.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
@@ -98,6 +99,7 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  private readonly fts: FtsIndexer;
   private readonly surface: SqliteSurface;
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
@@ -109,7 +111,9 @@ class SqliteStore implements Store {
     private readonly db: BetterSQLite3Database<typeof s>,
     private readonly file: string,
   ) {
+    registerSearchMatch(sqlite);
     this.reads = new EntryReads(sqlite);
+    this.fts = new FtsIndexer(sqlite);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
@@ -163,6 +167,7 @@ class SqliteStore implements Store {
       (batch) =>
         withRetry(() => {
           const results = this.insertBatch.immediate(batch);
+          this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
         }),
@@ -455,6 +460,7 @@ class SqliteStore implements Store {
 
   async close() {
     await this.joins.drain();
+    this.fts.close(); // what is still queued is indexed by the next process to open the file
     this.surface.flushSolutions();
     this.sqlite.close();
   }
