@@ -7,7 +7,7 @@
 // Called from bench/run.mjs (one-line hook) with its helpers, or alone:
 //   node bench/lifecycle.mjs [--size N] [--database-url URL]
 import { createHash, randomBytes } from 'node:crypto';
-import { entries } from './seed.mjs';
+import { entries, indexQueued } from './seed.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
@@ -70,6 +70,7 @@ export async function seedSqliteLc(file, projectId, n) {
       'INSERT INTO entry_ordinals (project_id, last) VALUES (?, ?) ON CONFLICT(project_id) DO UPDATE SET last = excluded.last',
     ).run(projectId, n);
   })();
+  indexQueued(db);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   return rows;
@@ -276,6 +277,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
     startServer(db) {
       const argv = [
+        ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), // e.g. --cpu-prof
         join(ROOT, 'bin/waitlist.js'),
         'serve',
         '--port',

@@ -88,7 +88,7 @@ async function stop(child, signal = 'SIGTERM') {
 /** The built server on a database: a SQLite file, or a PostgreSQL URL. */
 function startServer(db) {
   const env = { WAITLIST_RATE_LIMIT: 'off', DATABASE_URL: '' };
-  const argv = [BIN, 'serve', '--port', '0', '--no-rate-limit'];
+  const argv = [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), BIN, 'serve', '--port', '0', '--no-rate-limit']; // e.g. --cpu-prof
   if (db.url) argv.push('--database-url', db.url);
   else argv.push('--db', db.file);
   return startProcess('node', argv, env);

@@ -222,8 +222,18 @@ export async function seedSqlite(file, projectId, n, opts = {}) {
     }
   }
   if (batch.length) insertMany(batch);
+  indexQueued(db);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
+}
+
+/** A bulk load indexes its rows for search in one go (the server would otherwise do it in runs at start-up). */
+export function indexQueued(db) {
+  db.transaction(() => {
+    db.exec(`INSERT INTO entries_fts(rowid, email, name)
+      SELECT s.sk, s.email, s.name FROM entries_search s WHERE s.sk IN (SELECT sk FROM fts_pending)`);
+    db.exec('DELETE FROM fts_pending');
+  })();
 }
 
 /** Bulk-inserts `n` entries into a PostgreSQL database, casting to whatever column types it uses. */

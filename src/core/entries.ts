@@ -3,7 +3,7 @@ import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
-import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
+import { positionAtInsert, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { sha256 } from './crypto.js';
 import { newReferralCode, newSecret } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
@@ -28,7 +28,8 @@ export interface JoinContext {
 }
 
 /** A new entry and the secrets made for it (shown once, stored only hashed). */
-export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string | null };
+/** `position`: the exact queue position at the insert when the store gave it (else undefined: ask it). */
+export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string | null; position?: number | null };
 
 /** Adds a subscriber; 409 email_taken when a live entry of the project has the same email. */
 export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody, fields = '{}'): Promise<JoinedEntry> {
@@ -89,7 +90,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }
-  return { ...row, statusToken, confirmToken };
+  return { ...row, statusToken, confirmToken, position: positionAtInsert.get(row) };
 }
 
 export const listEntries = (store: Store, projectId: string, page: PageArgs, search?: string) => store.listEntries(projectId, page, search);

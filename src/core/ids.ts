@@ -1,7 +1,8 @@
 // Prefixed, time-sortable identifiers (monotonic ULIDs): `prj_01J…`, never sequential integers.
 import { monotonicFactory } from 'ulidx';
+import { pooledPrng } from './crypto.js';
 
-const ulid = monotonicFactory();
+const ulid = monotonicFactory(pooledPrng);
 
 export type IdPrefix = 'usr' | 'prj' | 'key' | 'ent';
 

@@ -2,9 +2,10 @@
 // writes them inside its own transaction is explained at the top of src/db/outbox.ts.
 import { monotonicFactory } from 'ulidx';
 import type { OutboxEmail, OutboxEvent } from '../db/outbox.js';
+import { pooledPrng } from './crypto.js';
 import { AppError } from './errors.js';
 
-const ulid = monotonicFactory();
+const ulid = monotonicFactory(pooledPrng);
 
 import { EMAIL_TEMPLATES, EVENT_TYPES, type EmailTemplateName, type EventType } from '../contract/events.js';
 

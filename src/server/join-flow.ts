@@ -87,7 +87,8 @@ export async function completeJoin(
     }
     throw err;
   });
-  const position = await positionOf(store, entry);
+  // Given by the store inside the join's transaction where it can (SQLite), else read after the commit.
+  const position = entry.position !== undefined ? entry.position : await positionOf(store, entry);
   return {
     message: entry.status === 'pending' ? 'Check your inbox to confirm your email' : 'You are on the waitlist',
     data: {

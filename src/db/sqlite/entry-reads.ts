@@ -9,7 +9,7 @@
 //   start with the project's number, migrations/sqlite/0008_search.sql), so the total is counted by
 //   the index alone however many other projects share the database.
 import type Database from 'better-sqlite3';
-import { foldChar, unfold } from '../fold.js';
+import { fold, foldChar, unfold } from '../fold.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
@@ -70,12 +70,12 @@ const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 const RID_MASK = (1n << 40n) - 1n;
 
 /** How a search needle is matched: an FTS5 phrase, or LIKE patterns (with case variants). */
-export type Needle = { kind: 'fts'; phrase: string } | { kind: 'like'; patterns: string[] };
+export type Needle = { kind: 'fts'; phrase: string; folded: string } | { kind: 'like'; patterns: string[] };
 
 /** The FTS phrase for 3+ characters; LIKE patterns (one per case variant of non-ASCII letters) below. */
 export function needleOf(search: string): Needle {
   const chars = [...search];
-  if (chars.length >= 3) return { kind: 'fts', phrase: `"${search.replaceAll('"', '""')}"` };
+  if (chars.length >= 3) return { kind: 'fts', phrase: `"${search.replaceAll('"', '""')}"`, folded: fold(search) };
   // SQLite's LIKE folds ASCII case only: spell out every non-ASCII character with the same fold
   // (src/db/fold.ts), e.g. é/É, and K (Kelvin sign) for k.
   let variants = [''];
@@ -164,9 +164,21 @@ export class EntryReads {
   /**
    * SQL (and its arguments) selecting the project's matches: `key` is the newest-first order column
    * (for FTS it must be f.rowid, which the index walks in order), `rid` the entries.rowid of a match.
-   * Both forms stay inside the project's key range, so other projects' rows are never read.
+   * Every form stays inside the project's key range, so other projects' rows are never read.
    */
   private matchSource(range: [bigint, bigint], needle: Needle): { from: string; args: unknown[]; key: string; rid: string } {
+    if (needle.kind === 'fts' && this.ftsBehind(range)) {
+      // Entries of this project still queued for the index (fts_pending, see fts-indexer.ts and
+      // migrations/sqlite/0009_join_path.sql) are matched one by one, beside the index's matches.
+      return {
+        from: `entries_search s WHERE s.sk IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid BETWEEN ? AND ?
+          UNION ALL SELECT q.sk FROM fts_pending q JOIN entries_search t ON t.sk = q.sk
+          WHERE q.sk BETWEEN ? AND ? AND wl_search_match(t.email, t.name, ?))`,
+        args: [needle.phrase, ...range, ...range, needle.folded],
+        key: 's.sk',
+        rid: `(s.sk & ${RID_MASK})`,
+      };
+    }
     if (needle.kind === 'fts') {
       return {
         from: `entries_fts f WHERE entries_fts MATCH ? AND f.rowid BETWEEN ? AND ?`,
@@ -181,6 +193,11 @@ export class EntryReads {
       key: 's.sk',
       rid: `(s.sk & ${RID_MASK})`,
     };
+  }
+
+  /** True while some of the project's live entries wait to be added to the FTS index. */
+  private ftsBehind(range: [bigint, bigint]): boolean {
+    return this.stmt('SELECT EXISTS (SELECT 1 FROM fts_pending WHERE sk BETWEEN ? AND ?)').pluck().get(...range) === 1;
   }
 
   /** `m` joined to the entries it matched (alias e). */

@@ -120,8 +120,12 @@ export class SqliteLifecycle implements LifecycleStore {
     return out;
   }
 
-  async waitingTotal(projectId: string) {
+  /** Entries waiting in the project's queue (the sum of its position buckets). */
+  waitingTotalSync(projectId: string): number {
     return this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number;
+  }
+  async waitingTotal(projectId: string) {
+    return this.waitingTotalSync(projectId);
   }
 
   async queuePage(projectId: string, q: QueueQuery, { offset, limit }: PageArgs): Promise<Counted<EntryRow>> {

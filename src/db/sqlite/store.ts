@@ -24,9 +24,11 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
+import { positionAtInsert } from '../store.js';
 import { Batcher } from '../batcher.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
+import { FtsIndexer, registerSearchMatch } from './fts-indexer.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
@@ -97,6 +99,7 @@ class SqliteStore implements Store {
   private readonly projectBySlugStmt;
   private readonly insertBatch;
   private readonly reads: EntryReads;
+  private readonly fts: FtsIndexer;
   private readonly surface: SqliteSurface;
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
@@ -108,7 +111,9 @@ class SqliteStore implements Store {
     private readonly db: BetterSQLite3Database<typeof s>,
     private readonly file: string,
   ) {
+    registerSearchMatch(sqlite);
     this.reads = new EntryReads(sqlite);
+    this.fts = new FtsIndexer(sqlite);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
@@ -126,13 +131,30 @@ class SqliteStore implements Store {
     this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
-      const out = batch.map(({ row, keyId, outbox }) => {
+      // Join ordinals: one reservation per project for the whole batch (a duplicate leaves a gap; gaps
+      // are fine), not one upsert per row.
+      const next = new Map<string, number>();
+      for (const { row } of batch) next.set(row.projectId, (next.get(row.projectId) ?? 0) + 1);
+      for (const [projectId, n] of next) next.set(projectId, this.lifecycle.reserveOrdinalsSync(projectId, n));
+      // Waiting entries per project, read once per batch before its first insert and kept in step: a new
+      // waiting entry has the largest k (k = its ordinal, everyone else's k <= their smaller ordinal, as
+      // referralBoost >= 0), so its exact position is this count right after its insert. Credits in the
+      // batch move referrers (always ahead of it), never the count.
+      const waiting = new Map<string, number>();
+      const out = batch.map(({ row, keyId, outbox }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
-        // The join ordinal is given inside the group commit (a duplicate leaves a gap; gaps are fine).
-        row.ordinal = this.lifecycle.reserveOrdinalsSync(row.projectId, 1);
+        row.ordinal = next.get(row.projectId)!;
+        next.set(row.projectId, row.ordinal + 1);
         row.k = row.ordinal;
+        const isWaiting = row.status === 'waiting';
+        if (isWaiting && !waiting.has(row.projectId)) waiting.set(row.projectId, this.lifecycle.waitingTotalSync(row.projectId));
         if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
-        if (row.status === 'waiting') this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        if (isWaiting) {
+          const n = waiting.get(row.projectId)! + 1;
+          waiting.set(row.projectId, n);
+          positionAtInsert.set(row, n);
+          this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+        } else positionAtInsert.set(row, null);
         if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
         return 'inserted';
       });
@@ -145,6 +167,7 @@ class SqliteStore implements Store {
       (batch) =>
         withRetry(() => {
           const results = this.insertBatch.immediate(batch);
+          this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
         }),
@@ -437,6 +460,7 @@ class SqliteStore implements Store {
 
   async close() {
     await this.joins.drain();
+    this.fts.close(); // what is still queued is indexed by the next process to open the file
     this.surface.flushSolutions();
     this.sqlite.close();
   }
