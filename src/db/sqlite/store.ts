@@ -164,7 +164,10 @@ class SqliteStore implements Store {
           positionAtInsert.set(row, n);
           if (row.referredBy) {
             let boost = boosts.get(row.projectId);
-            if (boost === undefined) boosts.set(row.projectId, (boost = this.lifecycle.boostSync(row.projectId)));
+            if (boost === undefined) {
+              boost = this.lifecycle.boostSync(row.projectId);
+              boosts.set(row.projectId, boost);
+            }
             this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost);
           }
         } else positionAtInsert.set(row, null);
