@@ -59,3 +59,27 @@ CREATE TRIGGER `entries_live_au` AFTER UPDATE OF email, name, deleted_at, projec
     SELECT new.project_id, 1 WHERE new.deleted_at IS NULL
     ON CONFLICT(project_id) DO UPDATE SET live = live + 1;
 END;
+--> statement-breakpoint
+-- config_version: bumped in the same transaction as any change to a project or to what authorises a
+-- key, by any process sharing the file. The server caches project and key rows per slug and lookup
+-- and reads this one integer per request instead of both rows: a revocation, deletion, restore or
+-- settings change applies to the very next request on every server, as before.
+CREATE TABLE `config_version` (
+	`id` integer PRIMARY KEY NOT NULL CHECK (`id` = 1),
+	`v` integer NOT NULL
+);
+--> statement-breakpoint
+INSERT INTO config_version(id, v) VALUES (1, 0);
+--> statement-breakpoint
+CREATE TRIGGER `projects_version_ai` AFTER INSERT ON `projects` BEGIN UPDATE config_version SET v = v + 1; END;
+--> statement-breakpoint
+CREATE TRIGGER `projects_version_au` AFTER UPDATE ON `projects` BEGIN UPDATE config_version SET v = v + 1; END;
+--> statement-breakpoint
+CREATE TRIGGER `projects_version_ad` AFTER DELETE ON `projects` BEGIN UPDATE config_version SET v = v + 1; END;
+--> statement-breakpoint
+CREATE TRIGGER `api_keys_version_ai` AFTER INSERT ON `api_keys` BEGIN UPDATE config_version SET v = v + 1; END;
+--> statement-breakpoint
+CREATE TRIGGER `api_keys_version_au` AFTER UPDATE OF id, project_id, lookup, secret_hash, revoked_at, kind ON `api_keys`
+BEGIN UPDATE config_version SET v = v + 1; END;
+--> statement-breakpoint
+CREATE TRIGGER `api_keys_version_ad` AFTER DELETE ON `api_keys` BEGIN UPDATE config_version SET v = v + 1; END;

@@ -36,7 +36,11 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
   // An unknown (or another project's) ref is ignored, not an error.
-  const referrer = body.ref ? await store.lifecycle.entryByReferralCode(ctx.projectId, body.ref) : undefined;
+  const referrerId = !body.ref
+    ? undefined
+    : store.lifecycle.referrerId
+      ? await store.lifecycle.referrerId(ctx.projectId, body.ref)
+      : (await store.lifecycle.entryByReferralCode(ctx.projectId, body.ref))?.id;
   const statusToken = newSecret();
   const confirmToken = settings.doubleOptIn ? newSecret() : null;
   const row: EntryRow = {
@@ -58,7 +62,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     ordinal: 0, // given by the store inside the insert's transaction
     k: 0,
     referralCode: newReferralCode(),
-    referredBy: referrer?.id ?? null,
+    referredBy: referrerId ?? null,
     referrals: 0,
     statusTokenHash: sha256(statusToken),
     confirmTokenHash: confirmToken ? sha256(confirmToken) : null,

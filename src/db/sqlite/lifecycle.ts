@@ -65,12 +65,25 @@ export class SqliteLifecycle implements LifecycleStore {
    * read from the project row in the same transaction (not the caller's copy), so a concurrent
    * referralBoost change can never leave a stale k behind.
    */
-  creditSync(projectId: string, referrerId: string | null, delta: number, _boost?: number): void {
+  creditSync(projectId: string, referrerId: string | null, delta: number, boost?: number): void {
     if (!referrerId) return;
+    if (boost !== undefined) {
+      // The caller read the boost in this same transaction (boostSync): one read per batch, not per credit.
+      this.stmt(
+        `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
+         WHERE id = @id AND project_id = @projectId AND deleted_at IS NULL`,
+      ).run({ delta, id: referrerId, projectId, boost });
+      return;
+    }
     this.stmt(
       `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - ${BOOST_SQL} * max(0, referrals + @delta)
        WHERE id = @id AND project_id = @projectId AND deleted_at IS NULL`,
     ).run({ delta, id: referrerId, projectId });
+  }
+
+  /** The project's referralBoost as stored now. Inside a write transaction, for creditSync. */
+  boostSync(projectId: string): number {
+    return this.stmt(BOOST_SQL.slice(1, -1).replace('@projectId', '?')).pluck().get(projectId) as number;
   }
 
   /** Whether a row's referral counts for its referrer (LIFECYCLE.md: live and past pending). */
@@ -80,6 +93,9 @@ export class SqliteLifecycle implements LifecycleStore {
 
   async entryByReferralCode(projectId: string, code: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.referral_code = ?`, projectId, code);
+  }
+  async referrerId(projectId: string, code: string) {
+    return this.stmt(`SELECT e.id FROM entries e WHERE ${LIVE} AND e.referral_code = ?`).pluck().get(projectId, code) as string | undefined;
   }
   async entryByStatusToken(hash: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);

@@ -104,6 +104,13 @@ class SqliteStore implements Store {
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
   private outboxListeners: (() => void)[] = [];
+  // Key and project rows of the join path, valid while config_version (bumped by triggers on every
+  // change to projects and api_keys, by any process) is unchanged: one tiny read per call instead of
+  // the row lookups. Unknown lookups and slugs are not cached.
+  private readonly versionStmt;
+  private cachedVersion = -1;
+  private readonly keyCache = new Map<string, KeyAuthRow>();
+  private readonly projectCache = new Map<string, ProjectRow>();
   private wroteOutbox = false;
 
   constructor(
@@ -123,6 +130,7 @@ class SqliteStore implements Store {
       `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
     );
+    this.versionStmt = sqlite.prepare('SELECT v FROM config_version WHERE id = 1').pluck();
     this.projectBySlugStmt = sqlite.prepare(
       `SELECT id, user_id AS userId, name, slug, created_at AS createdAt, updated_at AS updatedAt,
          deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
@@ -141,6 +149,7 @@ class SqliteStore implements Store {
       // referralBoost >= 0), so its exact position is this count right after its insert. Credits in the
       // batch move referrers (always ahead of it), never the count.
       const waiting = new Map<string, number>();
+      const boosts = new Map<string, number>(); // referralBoost per project, read in this transaction
       const out = batch.map(({ row, keyId, outbox }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         row.ordinal = next.get(row.projectId)!;
@@ -153,7 +162,14 @@ class SqliteStore implements Store {
           const n = waiting.get(row.projectId)! + 1;
           waiting.set(row.projectId, n);
           positionAtInsert.set(row, n);
-          this.lifecycle.creditSync(row.projectId, row.referredBy, 1);
+          if (row.referredBy) {
+            let boost = boosts.get(row.projectId);
+            if (boost === undefined) {
+              boost = this.lifecycle.boostSync(row.projectId);
+              boosts.set(row.projectId, boost);
+            }
+            this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost);
+          }
         } else positionAtInsert.set(row, null);
         if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
         return 'inserted';
@@ -245,10 +261,26 @@ class SqliteStore implements Store {
       )
       .get();
   }
+  /** Clears the key and project caches when another write (here or in another process) changed either table. */
+  private freshCaches() {
+    const v = this.versionStmt.get() as number;
+    if (v !== this.cachedVersion) {
+      this.keyCache.clear();
+      this.projectCache.clear();
+      this.cachedVersion = v;
+    }
+  }
   async projectBySlug(slug: string) {
-    const p = this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
-    if (p) p.blockDisposable = Boolean(p.blockDisposable); // raw statement: 0/1
-    return p;
+    this.freshCaches();
+    let p = this.projectCache.get(slug);
+    if (!p) {
+      p = this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
+      if (!p) return undefined;
+      p.blockDisposable = Boolean(p.blockDisposable); // raw statement: 0/1
+      if (this.projectCache.size >= 10_000) this.projectCache.clear();
+      this.projectCache.set(slug, p);
+    }
+    return { ...p }; // a copy: callers may not change the cached row
   }
   async projectByIdAny(id: string) {
     return this.db.select().from(s.projects).where(eq(s.projects.id, id)).get();
@@ -303,7 +335,15 @@ class SqliteStore implements Store {
     return this.db.update(s.apiKeys).set({ revokedAt: now, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning().get();
   }
   async keyForAuth(lookup: string) {
-    return this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
+    this.freshCaches();
+    let k = this.keyCache.get(lookup);
+    if (!k) {
+      k = this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
+      if (!k) return undefined;
+      if (this.keyCache.size >= 10_000) this.keyCache.clear();
+      this.keyCache.set(lookup, k);
+    }
+    return { ...k };
   }
 
   // ---- entries ----

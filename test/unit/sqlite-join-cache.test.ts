@@ -1,0 +1,108 @@
+// The SQLite store caches key and project rows for the join path, checked against config_version
+// (bumped by triggers) on every call: a change made by ANOTHER process on the same file — revoking a
+// key, deleting, restoring or re-configuring a project — must show on the very next call.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/db/sqlite/store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'waitlist-cache-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite key and project cache', () => {
+  it('sees another connection’s revocation, deletion, restore and settings change at once', async () => {
+    const file = join(dir, 'cache.db');
+    const a = openSqliteStore(file); // the server answering joins
+    const b = openSqliteStore(file); // another process: the CLI, a second server
+    await b.insertUser({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 });
+    const project = {
+      id: 'prj_1',
+      userId: 'usr_1',
+      name: 'p',
+      slug: 'cached',
+      createdAt: 1,
+      updatedAt: 1,
+      deletedAt: null,
+      allowedOrigins: null,
+      blockDisposable: false,
+      honeypotField: null,
+      settings: '{}',
+    };
+    expect(await a.projectBySlug('cached')).toBeUndefined(); // unknown: not cached
+    await b.insertProject(project);
+    expect((await a.projectBySlug('cached'))?.id).toBe('prj_1');
+    await b.insertKey({
+      id: 'key_1',
+      projectId: 'prj_1',
+      name: 'k',
+      lookup: 'wl_pk_lookup01',
+      prefix: 'wl_pk_',
+      secretHash: 'h',
+      createdAt: 1,
+      updatedAt: 1,
+      lastUsedAt: null,
+      revokedAt: null,
+      kind: 'publishable',
+    });
+    expect((await a.keyForAuth('wl_pk_lookup01'))?.revokedAt).toBeNull();
+    expect((await a.keyForAuth('wl_pk_lookup01'))?.revokedAt).toBeNull(); // served from the cache
+
+    await b.revokeKey('prj_1', 'key_1', 5);
+    expect((await a.keyForAuth('wl_pk_lookup01'))?.revokedAt).toBe(5);
+
+    await b.updateProjectSettings('prj_1', { blockDisposable: true });
+    expect((await a.projectBySlug('cached'))?.blockDisposable).toBe(true);
+    // A caller changing its copy does not change what the next caller gets.
+    const copy = (await a.projectBySlug('cached'))!;
+    copy.name = 'changed';
+    expect((await a.projectBySlug('cached'))?.name).toBe('p');
+
+    await b.softDeleteProject('prj_1', 6);
+    expect(await a.projectBySlug('cached')).toBeUndefined();
+    await b.restoreProject('prj_1', 7);
+    expect((await a.projectBySlug('cached'))?.id).toBe('prj_1');
+
+    // last_used_at, written by every join batch, does not empty the cache (no version bump).
+    const v = () => (a as unknown as { cachedVersion: number }).cachedVersion;
+    const before = v();
+    await a.insertEntry(
+      {
+        id: 'ent_1',
+        projectId: 'prj_1',
+        email: 'e@x.io',
+        emailNorm: 'e@x.io',
+        name: null,
+        source: 's',
+        metadata: '{}',
+        ip: null,
+        country: null,
+        userAgent: null,
+        createdAt: 8,
+        updatedAt: 8,
+        deletedAt: null,
+        fields: '{}',
+        status: 'waiting',
+        ordinal: 0,
+        k: 0,
+        referralCode: null,
+        referredBy: null,
+        referrals: 0,
+        statusTokenHash: null,
+        confirmTokenHash: null,
+        confirmSentAt: null,
+        confirmResentAt: null,
+        confirmedAt: null,
+        invitedAt: null,
+        acceptedAt: null,
+        inviteCodeHash: null,
+        inviteExpiresAt: null,
+      },
+      'key_1',
+    );
+    await a.keyForAuth('wl_pk_lookup01');
+    expect(v()).toBe(before);
+    await a.close();
+    await b.close();
+  });
+});
