@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toEntry } from '../../src/core/serialize.js';
 import type { EntryRow } from '../../src/db/store.js';
-import { entryJson, iso } from '../../src/server/export.js';
+import { stringify } from 'csv-stringify/sync';
+import { csvCell, ENTRY_COLUMNS, entryCsv, entryJson, iso } from '../../src/server/export.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
 const row = fc.record({
@@ -45,6 +46,35 @@ describe('entryJson', () => {
         expect(entryJson(r)).toBe(JSON.stringify(toEntry(r, r.position)));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('entryCsv', () => {
+  // The reference: the entry object through csv-stringify, every cell quoted (how rows were written
+  // before entryCsv), custom field answers as extra columns.
+  const reference = (r: EntryRow & { position: number | null }, keys: string[]) => {
+    const e = toEntry(r, r.position) as unknown as Record<string, unknown>;
+    const answers = e.fields as Record<string, unknown>;
+    const cells = [...ENTRY_COLUMNS.map((c) => csvCell(e[c])), ...keys.map((k) => csvCell(Object.hasOwn(answers, k) ? answers[k] : null))];
+    return stringify([cells], { quoted: true, quoted_empty: true });
+  };
+  const csvText = fc.oneof(text, fc.constantFrom('=cmd', '+1', '-x', '@a', '\tt', 'a"b', '"', 'x,y', 'l1\nl2', ''));
+  const withFields = fc
+    .tuple(
+      row,
+      fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.oneof(csvText, fc.boolean(), fc.integer(), fc.array(csvText, { maxLength: 3 }))),
+      fc.subarray(['a', 'b', 'c', 'zz']),
+      fc.option(csvText),
+    )
+    .map(([r, answers, keys, email]) => ({ r: { ...r, fields: JSON.stringify(answers), email: email ?? r.email }, keys }));
+
+  it('equals the csv-stringify line of toEntry(row), custom fields included', () => {
+    fc.assert(
+      fc.property(withFields, ({ r, keys }) => {
+        expect(entryCsv(r, keys)).toBe(reference(r, keys));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -15,26 +15,10 @@ import { toEntry, withDeletedAt } from '../../core/serialize.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
 import { pageArgs, pageOf } from '../paging.js';
-import { streamExport } from '../export.js';
+import { ENTRY_COLUMNS, streamExport } from '../export.js';
 
-const READ_ONLY = [
-  'entryId',
-  'email',
-  'source',
-  'ip',
-  'country',
-  'userAgent',
-  'createdAt',
-  'updatedAt',
-  'status',
-  'position',
-  'referralCode',
-  'referredBy',
-  'referrals',
-  'confirmedAt',
-  'invitedAt',
-  'acceptedAt',
-];
+// Entry fields a PUT may not set (named in the 400 as "cannot be changed"): all but name and metadata.
+const READ_ONLY = ENTRY_COLUMNS.filter((c) => c !== 'name' && c !== 'metadata');
 
 export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   const project = (req: Req) => getProject(store, userOf(req).id, req.params.projectId!);
