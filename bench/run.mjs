@@ -99,7 +99,9 @@ async function freshDb(name) {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
-  const dbName = `waitlist_bench_${name}_${Date.now()}`;
+  // Named after the URL's database (e.g. wl_x → wl_x_bench_join_…) unless that is the maintenance db.
+  const base = new URL(PG).pathname.slice(1);
+  const dbName = `${base && base !== 'postgres' ? base : 'waitlist'}_bench_${name}_${Date.now()}`;
   await admin.query(`CREATE DATABASE ${dbName}`);
   await admin.end();
   pgDatabases.push(dbName);

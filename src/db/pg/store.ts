@@ -30,6 +30,7 @@ import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
+import { CatalogCache } from './catalog-cache.js';
 import { guardUnavailable, SUB_STORES } from '../guard.js';
 import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
 import { pgUnavailable } from './unavailable.js';
@@ -103,6 +104,7 @@ class PgStore implements Store {
   readonly lifecycle: PgLifecycle;
   readonly events: PgEventStore;
   private outboxListeners: (() => void)[] = [];
+  private readonly catalog: CatalogCache;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -119,6 +121,10 @@ class PgStore implements Store {
     }, 300_000);
     this.sweeper.unref();
     this.surface = new PgSurface(db);
+    this.catalog = new CatalogCache(async () => {
+      const r = await this.pool.query<{ v: string }>('SELECT v FROM catalog_version WHERE id = 1');
+      return r.rows[0]?.v ?? '';
+    });
   }
 
   // ---- sign-up surface ----
@@ -229,6 +235,9 @@ class PgStore implements Store {
     );
   }
   async projectBySlug(slug: string) {
+    return this.catalog.get('slug', slug, () => this.readProjectBySlug(slug));
+  }
+  private async readProjectBySlug(slug: string) {
     return first(
       await this.db
         .select()
@@ -292,6 +301,9 @@ class PgStore implements Store {
     return first(await this.db.update(s.apiKeys).set({ revokedAt: now, updatedAt: now }).where(this.liveKey(projectId, keyId)).returning());
   }
   async keyForAuth(lookup: string) {
+    return this.catalog.get('key', lookup, () => this.readKeyForAuth(lookup));
+  }
+  private async readKeyForAuth(lookup: string) {
     return first(
       await this.db
         .select({
@@ -342,28 +354,53 @@ class PgStore implements Store {
       if (writes.length) {
         await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
       }
+      await this.touchKeys(tx, batch);
+      await this.newPositions(tx, [...byProject.values()], ids);
       return ids;
     });
     if (batch.some((p) => p.outbox && ids.has(p.row.id))) this.outboxWritten();
-    // Before the callers hear back, so a key's lastUsedAt is set once its join answered.
-    await this.touchKeys(batch);
     return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
   }
 
   /**
    * Sets each key's lastUsedAt to its latest join in the batch (inserted or duplicate: the key was used),
-   * as SQLite does. Bookkeeping only: the joins are committed, so a failure is logged, never a join error.
+   * as SQLite does, in the batch's transaction (no second commit; the column bumps no catalog version).
    */
-  private async touchKeys(batch: PendingJoin[]): Promise<void> {
+  private async touchKeys(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, batch: PendingJoin[]): Promise<void> {
     const latest = new Map<string, number>();
     for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
-    await this.db
-      .execute(
-        sql`UPDATE api_keys AS k SET last_used_at = u.at
-            FROM unnest(${sql.param([...latest.keys()])}::text[], ${sql.param([...latest.values()])}::bigint[]) AS u(id, at)
-            WHERE k.id = u.id`,
-      )
-      .catch((err: Error) => console.error('could not update last_used_at:', err.message));
+    await tx.execute(
+      sql`UPDATE api_keys AS k SET last_used_at = u.at
+          FROM unnest(${sql.param([...latest.keys()])}::text[], ${sql.param([...latest.values()])}::bigint[]) AS u(id, at)
+          WHERE k.id = u.id`,
+    );
+  }
+
+  /**
+   * The exact positions of the batch's new waiting entries, as of its commit, handed to the lifecycle
+   * store so the 201 needs no position query. The batch holds each project's queue lock (its ordinal
+   * row), and a new entry's k is its ordinal, above every earlier entry's ordinal and so above their k:
+   * the new entries are the last of the waiting queue, in ordinal order, and the i-th of n new ones is
+   * at waiting total − n + i (1-based).
+   */
+  private async newPositions(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, groups: PendingJoin[][], ids: Set<string>) {
+    const waiting = groups
+      .map((rows) => rows.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
+      .filter((rows) => rows.length > 0);
+    if (!waiting.length) return;
+    const projects = waiting.map((rows) => rows[0]!.row.projectId);
+    const r = await tx.execute<{ project_id: string; n: string }>(
+      sql`SELECT project_id, coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ANY(${sql.param(projects)}::text[])
+          GROUP BY project_id`,
+    );
+    const totals = new Map(r.rows.map((x) => [x.project_id, Number(x.n)]));
+    const positions = new Map<string, number>();
+    for (const rows of waiting) {
+      const total = totals.get(rows[0]!.row.projectId) ?? 0;
+      rows.sort((a, b) => a.row.ordinal - b.row.ordinal);
+      for (const [i, p] of rows.entries()) positions.set(p.row.id, total - rows.length + i + 1);
+    }
+    this.lifecycle.rememberPositions(positions);
   }
 
   private entryFilter(projectId: string, search?: string): SQL {

@@ -1,0 +1,48 @@
+// Slug and key lookups of the join path, cached per instance and kept exact across instances.
+//
+// Every change to projects, and to the api_keys columns the key check reads, bumps one counter in the
+// same transaction (migrations/pg/0007_perf.sql). A lookup first reads that counter with a query issued
+// after the lookup was asked for; the requests of one event-loop turn share that one read. A cached row
+// is used only when it was read at the same version, so anything committed before a request arrived
+// (a revocation, a deleted or restored project, new settings, by any instance) is seen by that request:
+// one small read per turn instead of two row reads per request.
+
+const MAX_ROWS = 10_000; // lookups remembered per kind; beyond this the map starts over
+
+interface Cached<T> {
+  version: string;
+  row: T | undefined;
+}
+
+export class CatalogCache {
+  private next: Promise<string> | null = null;
+  private readonly maps = new Map<string, Map<string, Cached<unknown>>>();
+
+  constructor(private readonly readVersion: () => Promise<string>) {}
+
+  /** The catalog version, from a read sent after this call (shared with the other calls of this turn). */
+  private version(): Promise<string> {
+    this.next ??= new Promise<void>((r) => setImmediate(r)).then(() => {
+      this.next = null; // calls from now on need a read sent after them
+      return this.readVersion();
+    });
+    return this.next;
+  }
+
+  /** `load()`'s row for `key` of `kind`, or the copy read at the current version. */
+  async get<T extends object>(kind: string, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const version = await this.version();
+    let map = this.maps.get(kind) as Map<string, Cached<T>> | undefined;
+    if (!map) {
+      map = new Map();
+      this.maps.set(kind, map);
+    }
+    const hit = map.get(key);
+    if (hit?.version === version) return hit.row && { ...hit.row };
+    // Read after the version: the row is at least as new as `version` (a newer one bumped it again).
+    const row = await load();
+    if (map.size >= MAX_ROWS) map.clear();
+    map.set(key, { version, row });
+    return row && { ...row };
+  }
+}
