@@ -1,25 +1,13 @@
 // `waitlist project settings`: show, change each protection, and the effect on the join route.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { postJoin, uniqueEmail } from '../helpers/server.js';
+import { useCliUser, cli, cliJson } from './cli.js';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 
-let srv: TestServer;
-let home: string;
-const as = () => ({ home });
-
-beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-  await cliJson(['project', 'create', '--name', 'Guarded', '--slug', 'guarded'], as());
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const user = useCliUser({}, { name: 'Guarded', slug: 'guarded' });
+const { srv, as } = user;
 
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {

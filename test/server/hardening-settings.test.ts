@@ -1,22 +1,17 @@
 // Per-project join settings over HTTP: the sub-resource itself, and what each setting does at join.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 let other: Client;
 
+const srv = useServer({ args: ['--open-signup'] });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
   owner = await signedUp(srv.url);
   other = await signedUp(srv.url);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const DEFAULTS = {

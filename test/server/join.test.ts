@@ -2,9 +2,8 @@
 // duplicates (also under concurrency), revoked keys, CORS and the 429 rate limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, issuePaths, ok, raw, ISO_RE } from '../helpers/api.js';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 type PK = Awaited<ReturnType<typeof projectWithKey>>;
 let A: PK; // the main project
@@ -14,8 +13,8 @@ let D: PK; // a soft-deleted project with a still-live key
 
 const BIG = 'x'.repeat(17 * 1024);
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
   A = await projectWithKey(owner, 'Join A');
   B = await projectWithKey(owner, 'Join B');
@@ -24,10 +23,6 @@ beforeAll(async () => {
   revoked = k.body.data.key;
   ok(await owner.del(`/api/project/${A.projectId}/apikey/${k.body.data.keyId}`));
   ok(await owner.del(`/api/project/${D.projectId}`));
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 let n = 0;

@@ -1,30 +1,15 @@
 // LIFECYCLE.md over HTTP: key kinds, statuses, positions and referrals, self-service, invites,
 // leaderboard (runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
 import { bearer, createKey, dbQuery } from '../helpers/lifecycle.js';
-import {
-  cleanup,
-  Client,
-  DIALECT,
-  postJoin,
-  projectWithKey,
-  signedUp,
-  startServer,
-  uniqueEmail,
-  type TestServer,
-} from '../helpers/server.js';
+import { Client, DIALECT, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 
-let server: TestServer;
 let admin: Client;
 
+const server = useServer();
 beforeAll(async () => {
-  server = await startServer();
   admin = await signedUp(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-  cleanup(server);
 });
 
 async function setup(settings?: Record<string, unknown>) {
