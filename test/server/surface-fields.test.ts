@@ -2,6 +2,7 @@
 // stored on the entry, listed, exported (one CSV column each), and old entries unharmed when the
 // definitions change. Over HTTP against the real server (SQLite, and PostgreSQL with TEST_DATABASE_URL).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 import { fails, issuePaths, ok } from '../helpers/api.js';
 import { postJoin, projectWithKey, signedUp, type Client, useServer } from '../helpers/server.js';
 
@@ -26,15 +27,7 @@ const settings = (body: unknown) => owner.put(`/api/project/${P.projectId}/setti
 describe('field definitions', () => {
   it('GET shows the surface defaults', async () => {
     const s = ok(await owner.get(`/api/project/${P.projectId}/settings`));
-    expect(s).toMatchObject({
-      hostedPage: true,
-      pageTitle: null,
-      pageDescription: null,
-      redirectUrl: null,
-      fields: [],
-      captcha: 'off',
-      captchaDifficulty: 50000,
-    });
+    expect(s).toMatchObject(surfaceSettingsDefaults); // their values: test/docs/settings-defaults.test.ts
   });
 
   it.each([
