@@ -42,6 +42,7 @@ import type {
   Webhook,
   WebhookCreated,
 } from '../contract/events.js';
+import type { ImportResult } from '../contract/responses.js';
 import { SESSION_COOKIE } from '../contract/wire.js';
 
 /** An error answered by the server (its envelope), or a transport failure (status 0, code `network`). */
@@ -249,15 +250,7 @@ export interface ImportQuery {
   dateFormat?: 'auto' | 'dmy' | 'mdy';
 }
 
-/** The result of an import (POST /api/project/:projectId/import). */
-export interface ImportResult {
-  imported: number;
-  duplicates: number;
-  invalid: { line: number; message: string }[];
-  invalidCount: number;
-  dryRun: boolean;
-  dateFormat: 'dmy' | 'mdy' | null;
-}
+export type { ImportResult };
 
 /** The session token from a response's Set-Cookie headers; undefined when none (or it was cleared). */
 export function sessionFromSetCookie(headers: string[]): string | undefined {

@@ -64,29 +64,27 @@ export interface WebhookCreated extends Webhook {
   secret: string;
 }
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-export interface Delivery {
-  deliveryId: string;
-  eventId: string;
-  type: string;
+/** Where a send stands (a webhook delivery or an email: the same outbox row): its attempts and the next one. */
+export interface Attempts {
   status: DeliveryStatus;
   attempts: number;
+  /** HTTP status (or SMTP code) of the last attempt. */
   lastStatusCode: number | null;
   lastError: string | null;
+  /** When the next retry is due; null once delivered or given up. */
   nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
-export interface EmailLogItem {
+export interface Delivery extends Attempts {
+  deliveryId: string;
+  eventId: string;
+  type: string;
+}
+export interface EmailLogItem extends Attempts {
   emailId: string;
   template: string;
   to: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 export interface TemplateView {
   subject: string;

@@ -284,6 +284,8 @@ export const importResultSchema = z
     dateFormat: z.enum(['dmy', 'mdy']).nullable().describe('The order slash dates were read in (null: none, or not settled)'),
   })
   .meta({ id: 'ImportResult' });
+/** The result of an import (POST /api/project/:projectId/import): the schema's type, as the client reads it. */
+export type ImportResult = z.output<typeof importResultSchema>;
 
 // Every field of the settings shapes is optional in a PUT body; GET answers each one with its value.
 type RequiredShape<S extends z.ZodRawShape> = { [K in keyof S]: S[K] extends z.ZodOptional<infer I> ? I : S[K] };

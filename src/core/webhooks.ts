@@ -3,6 +3,7 @@
 import {
   EVENT_TYPES,
   WEBHOOK_LIMITS,
+  type Attempts,
   type CreateWebhookBody,
   type Delivery,
   type EmailLogItem,
@@ -29,10 +30,8 @@ export const toWebhook = (w: WebhookRow): Webhook => ({
   updatedAt: iso(w.updatedAt),
 });
 
-export const toDelivery = (d: DeliveryRow): Delivery => ({
-  deliveryId: d.id,
-  eventId: d.eventId ?? '',
-  type: d.type,
+/** The attempt fields of a delivery row, shared by the webhook delivery log and the email log. */
+const toAttempts = (d: DeliveryRow): Attempts => ({
   status: d.status,
   attempts: d.attempts,
   lastStatusCode: d.lastStatusCode,
@@ -42,18 +41,9 @@ export const toDelivery = (d: DeliveryRow): Delivery => ({
   updatedAt: iso(d.updatedAt),
 });
 
-export const toEmailLog = (d: DeliveryRow): EmailLogItem => ({
-  emailId: d.id,
-  template: d.type,
-  to: d.recipient ?? '',
-  status: d.status,
-  attempts: d.attempts,
-  lastStatusCode: d.lastStatusCode,
-  lastError: d.lastError,
-  nextAttemptAt: d.status === 'pending' ? isoOrNull(d.nextAttemptAt) : null,
-  createdAt: iso(d.createdAt),
-  updatedAt: iso(d.updatedAt),
-});
+export const toDelivery = (d: DeliveryRow): Delivery => ({ deliveryId: d.id, eventId: d.eventId ?? '', type: d.type, ...toAttempts(d) });
+
+export const toEmailLog = (d: DeliveryRow): EmailLogItem => ({ emailId: d.id, template: d.type, to: d.recipient ?? '', ...toAttempts(d) });
 
 async function checkUrl(url: string, allowPrivate: boolean) {
   const problem = await webhookUrlProblem(url, allowPrivate);

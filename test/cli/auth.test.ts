@@ -1,19 +1,11 @@
 // signup / login / logout / whoami, the credentials file, env-var sessions for CI, exit code 4.
 // In-process against a real server (spawned once); the CI run with an empty HOME is a real process.
 import { statSync, existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { uniqueEmail, useServer } from '../helpers/server.js';
 import { cli, cliJson, cliProcess, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
 
-let srv: TestServer;
-
-beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const srv = useServer({ args: ['--open-signup'] });
 
 describe('signup and login', () => {
   it('signs up, stores the session with mode 0600, and whoami shows the user', async () => {

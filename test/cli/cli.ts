@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { BIN, postJoin, ROOT, uniqueEmail } from '../helpers/server.js';
+import { beforeAll } from 'vitest';
+import { BIN, postJoin, ROOT, type StartOptions, type TestServer, uniqueEmail, useServer } from '../helpers/server.js';
 
 export interface RunResult {
   exitCode: number;
@@ -115,6 +116,36 @@ export async function cliSignup(server: string, home: string, email = uniqueEmai
   const r = await cli(['signup', '--server', server, '--email', email, '--password-stdin'], { home, input: password });
   if (r.exitCode !== 0) throw new Error(`signup failed: ${r.stderr}`);
   return { email, password };
+}
+
+export interface CliUser {
+  /** The server (see useServer). */
+  srv: TestServer;
+  /** The user's HOME, with the stored session. */
+  readonly home: string;
+  /** Options that run the CLI as this user: `cli(args, as())`. */
+  as: () => CliOptions;
+}
+
+/**
+ * For a test file: a server (useServer) and a CLI user signed up on it in a HOME of its own; with `project`,
+ * that user's project of this name and slug. Read `home` and call `as()` inside tests and later hooks.
+ */
+export function useCliUser(opts: StartOptions = {}, project?: { name: string; slug: string }): CliUser {
+  const srv = useServer(opts);
+  let home = '';
+  beforeAll(async () => {
+    home = freshHome();
+    await cliSignup(srv.url, home);
+    if (project) await cliJson(['project', 'create', '--name', project.name, '--slug', project.slug], { home });
+  });
+  return {
+    srv,
+    get home() {
+      return home;
+    },
+    as: () => ({ home }),
+  };
 }
 
 /** Joins `n` subscribers to a project with `key`, a few at a time. */

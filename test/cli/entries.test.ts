@@ -3,27 +3,17 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, startServer, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome, seedEntries } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useCliUser, cli, cliJson, seedEntries } from './cli.js';
 
 const N = 23;
-let srv: TestServer;
-let home: string;
 let emails: string[];
-const as = () => ({ home });
 
+const user = useCliUser({}, { name: 'Entries', slug: 'entries' });
+const { srv, as } = user;
 beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-  await cliJson(['project', 'create', '--name', 'Entries', '--slug', 'entries'], as());
   const key = await cliJson(['key', 'create', '--project', 'entries', '--name', 'seed'], as());
   emails = await seedEntries(srv.url, 'entries', key.key, N);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 describe('entry list', () => {
@@ -52,7 +42,7 @@ describe('entry list', () => {
     expect(rows.every((r) => r.split('\t').length === 8)).toBe(true); // … CREATED, STATUS, POSITION
 
     const table = await cli(['entry', 'list', '--project', 'entries', '--all', '--limit', '10'], {
-      home,
+      home: user.home,
       env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' },
     });
     expect(table.stdout.match(/│ ent_/g)).toHaveLength(N);

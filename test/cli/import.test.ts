@@ -2,25 +2,14 @@
 // for real; bad rows by line on stderr; a missing file is a usage error.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, ROOT, startServer, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/server.js';
+import { useCliUser, cli, cliJson } from './cli.js';
 
-let srv: TestServer;
-let home: string;
-const as = () => ({ home });
 const GW = join(ROOT, 'test/fixtures/import/getwaitlist-style.csv');
 
-beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-  await cliJson(['project', 'create', '--name', 'Imports', '--slug', 'imports'], as());
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const user = useCliUser({}, { name: 'Imports', slug: 'imports' });
+const { as } = user;
 
 describe('entry import', () => {
   it('--dry-run reports and writes nothing; then the real import keeps the good rows', async () => {
@@ -37,17 +26,17 @@ describe('entry import', () => {
   });
 
   it('NDJSON by extension; a missing file is a usage error (exit 2)', async () => {
-    const file = join(home, 'people.jsonl');
+    const file = join(user.home, 'people.jsonl');
     writeFileSync(file, `${JSON.stringify({ email: 'jsonl@example.com', name: 'J' })}\n`);
     expect(await cliJson(['entry', 'import', '--project', 'imports', '--file', file], as())).toMatchObject({ imported: 1 });
-    const missing = await cli(['entry', 'import', '--project', 'imports', '--file', join(home, 'nope.csv')], as());
+    const missing = await cli(['entry', 'import', '--project', 'imports', '--file', join(user.home, 'nope.csv')], as());
     expect(missing.exitCode).toBe(2);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toContain('cannot read');
   });
 
   it('a file without an email column is refused with the reason', async () => {
-    const file = join(home, 'bad.csv');
+    const file = join(user.home, 'bad.csv');
     writeFileSync(file, 'name\nAda\n');
     const r = await cli(['entry', 'import', '--project', 'imports', '--file', file], as());
     expect(r.exitCode).not.toBe(0);

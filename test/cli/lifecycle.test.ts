@@ -1,26 +1,17 @@
 // The lifecycle from the CLI: key kinds, entry list --status/--sort, entry invite (--next, --dry-run,
 // ids), and the lifecycle flags of project settings; --json everywhere.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, startServer, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome, seedEntries } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, postJoin } from '../helpers/server.js';
+import { useCliUser, cli, cliJson, seedEntries } from './cli.js';
 
-let srv: TestServer;
-let home: string;
 let key: string;
-const as = () => ({ home });
 const P = ['--project', 'launch'];
 
+const user = useCliUser({}, { name: 'Launch', slug: 'launch' });
+const { srv, as } = user;
 beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-  await cliJson(['project', 'create', '--name', 'Launch', '--slug', 'launch'], as());
   key = (await cliJson(['key', 'create', ...P, '--name', 'site'], as())).key;
   await seedEntries(srv.url, 'launch', key, 6, 'q');
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 describe('lifecycle CLI', () => {

@@ -1,21 +1,10 @@
 // End-to-end as a process (`node bin/waitlist.js`): what only a real process shows — its exit status
 // for usage errors (serve's flags included), not-logged-in and success, and that stdout stays empty.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, startServer, type TestServer } from '../helpers/server.js';
-import { cliProcess, cliSignup, freshHome } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { useCliUser, cliProcess } from './cli.js';
 
-let srv: TestServer;
-let home: string;
-
-beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const user = useCliUser();
+const { as } = user;
 
 describe('exit codes of the process', () => {
   it('bad numeric values of serve exit 2 like every other bad flag, before anything starts', async () => {
@@ -30,7 +19,7 @@ describe('exit codes of the process', () => {
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
     ];
     const results = await Promise.all(
-      cases.map(([args, env]) => cliProcess(args, { home, env: { WAITLIST_DB: '/nonexistent/x.db', ...env } })),
+      cases.map(([args, env]) => cliProcess(args, { home: user.home, env: { WAITLIST_DB: '/nonexistent/x.db', ...env } })),
     );
     results.forEach((r, i) => {
       const [args, , message] = cases[i]!;
@@ -42,10 +31,10 @@ describe('exit codes of the process', () => {
 
   it('a group without its subcommand exits 2 with its usage; not logged in exits 4; success exits 0', async () => {
     const [entry, loggedOut, logout, ok] = await Promise.all([
-      cliProcess(['entry'], { home }),
+      cliProcess(['entry'], as()),
       cliProcess(['project', 'list']),
       cliProcess(['logout']),
-      cliProcess(['project', 'list', '--json'], { home }),
+      cliProcess(['project', 'list', '--json'], as()),
     ]);
     expect(entry.exitCode).toBe(2);
     expect(entry.stdout).toBe('');

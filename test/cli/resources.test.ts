@@ -1,22 +1,11 @@
 // project and key commands: --json (parsed), TSV off a terminal, a table with WAITLIST_FORCE_TTY,
 // --project by id or slug, delete refused without --yes off a terminal, exit codes 1 and 2.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, startServer, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { postJoin } from '../helpers/server.js';
+import { useCliUser, cli, cliJson } from './cli.js';
 
-let srv: TestServer;
-let home: string;
-const as = () => ({ home });
-
-beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const user = useCliUser();
+const { srv, as } = user;
 
 describe('project', () => {
   it('create, get (id and slug), list, update, delete with --json', async () => {
@@ -58,14 +47,14 @@ describe('project', () => {
     ]);
     expect(tsv.stdout).not.toContain('\x1b[');
 
-    const table = await cli(['project', 'list'], { home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
+    const table = await cli(['project', 'list'], { home: user.home, env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' } });
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toMatch(/┌.*┐/);
     expect(table.stdout).toMatch(/│ PROJECT ID\s+│ NAME\s+│ SLUG\s+│ CREATED\s+│/);
     expect(table.stdout).toMatch(/│ tsv-project │/);
     expect(table.stdout).not.toContain('\x1b[');
 
-    const coloured = await cli(['project', 'list'], { home, env: { WAITLIST_FORCE_TTY: '1' } });
+    const coloured = await cli(['project', 'list'], { home: user.home, env: { WAITLIST_FORCE_TTY: '1' } });
     expect(coloured.stdout).toContain('\x1b[1mPROJECT ID');
   });
 
@@ -98,15 +87,15 @@ describe('project', () => {
 describe('delete confirmation on a terminal (in-process prompts)', () => {
   it('asks with the project named: "no" changes nothing (exit 1), "yes" deletes; a wrong id fails before asking', async () => {
     const p = await cliJson(['project', 'create', '--name', 'Ask In Process', '--slug', 'ask-in-process'], as());
-    const no = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [false] });
+    const no = await cli(['project', 'delete', 'ask-in-process'], { home: user.home, tty: true, answers: [false] });
     expect(no.exitCode).toBe(1);
     expect(no.stderr).toContain('? Delete project Ask In Process (ask-in-process)?');
     expect(no.stderr).toContain('cancelled: nothing was deleted');
     expect(await cliJson(['project', 'get', 'ask-in-process'], as())).toEqual(p);
-    const missing = await cli(['project', 'delete', 'no-such-project'], { home, tty: true });
+    const missing = await cli(['project', 'delete', 'no-such-project'], { home: user.home, tty: true });
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain('(not_found)');
-    const yes = await cli(['project', 'delete', 'ask-in-process'], { home, tty: true, answers: [true] });
+    const yes = await cli(['project', 'delete', 'ask-in-process'], { home: user.home, tty: true, answers: [true] });
     expect(yes.exitCode, yes.stderr).toBe(0);
     expect((await cli(['project', 'get', 'ask-in-process'], as())).exitCode).toBe(1);
   });
@@ -162,7 +151,7 @@ describe('key', () => {
     ]);
     expect(cells[6]!.startsWith(cells[2]!)).toBe(true);
     const table = await cli(['key', 'create', '--project', 'keyed-two', '--name', 'table'], {
-      home,
+      home: user.home,
       env: { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' },
     });
     expect(table.stdout).toMatch(/│ KEY ID +│ NAME +│ PREFIX +│ CREATED +│ LAST USED +│ KIND +│ KEY +│/);

@@ -1,36 +1,15 @@
 // `waitlist project settings`: show, change each protection, and the effect on the join route.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
-import { cli, cliJson, cliSignup, freshHome } from './cli.js';
-import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
-import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
-import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
+import { describe, expect, it } from 'vitest';
+import { postJoin, uniqueEmail } from '../helpers/server.js';
+import { SETTINGS_DEFAULTS } from '../helpers/api.js';
+import { useCliUser, cli, cliJson } from './cli.js';
 
-let srv: TestServer;
-let home: string;
-const as = () => ({ home });
-
-beforeAll(async () => {
-  srv = await startServer();
-  home = freshHome();
-  await cliSignup(srv.url, home);
-  await cliJson(['project', 'create', '--name', 'Guarded', '--slug', 'guarded'], as());
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const user = useCliUser({}, { name: 'Guarded', slug: 'guarded' });
+const { srv, as } = user;
 
 describe('project settings', () => {
   it('shows the defaults without flags', async () => {
-    expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual({
-      ...eventSettingsDefaults,
-      ...lifecycleSettingsDefaults,
-      ...surfaceSettingsDefaults,
-      allowedOrigins: [],
-      blockDisposableEmails: false,
-      honeypotField: null,
-    });
+    expect(await cliJson(['project', 'settings', 'guarded'], as())).toEqual(SETTINGS_DEFAULTS);
   });
 
   it('changes only the settings named, and the join route follows them', async () => {
@@ -48,9 +27,7 @@ describe('project settings', () => {
       as(),
     );
     expect(set).toEqual({
-      ...eventSettingsDefaults,
-      ...lifecycleSettingsDefaults,
-      ...surfaceSettingsDefaults,
+      ...SETTINGS_DEFAULTS,
       allowedOrigins: ['https://example.com', 'https://www.example.com'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -66,14 +43,7 @@ describe('project settings', () => {
     expect(entries).toHaveLength(1); // the honeypot join was not stored
 
     const back = await cliJson(['project', 'settings', 'guarded', '--any-origin', '--no-block-disposable', '--no-honeypot-field'], as());
-    expect(back).toEqual({
-      ...eventSettingsDefaults,
-      ...lifecycleSettingsDefaults,
-      ...surfaceSettingsDefaults,
-      allowedOrigins: [],
-      blockDisposableEmails: false,
-      honeypotField: null,
-    });
+    expect(back).toEqual(SETTINGS_DEFAULTS);
   });
 
   it('rejects bad values as usage errors naming the flag, and conflicting flags', async () => {

@@ -4,8 +4,8 @@
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanup, startServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, useServer } from '../helpers/server.js';
 import { cliJson, freshHome } from './cli.js';
 
 const hasScript = existsSync('/usr/bin/script');
@@ -38,16 +38,11 @@ async function onTty(home: string, args: string[], answers: [RegExp, string][] =
   return { exitCode: r.exitCode, answered: next, output: all };
 }
 
-let srv: TestServer;
 let home: string;
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   home = freshHome();
-});
-afterAll(async () => {
-  await srv?.stop();
-  if (srv) cleanup(srv);
 });
 
 describe.runIf(hasScript)('on a terminal', () => {

@@ -1,14 +1,13 @@
 // The dashboard in a real headless Chromium (Debian's /usr/bin/chromium via playwright-core) against a
 // real `waitlist serve`: a brand-new server opens on "Create the first account"; at 1280 px a long
 // email does not squeeze the entries table's "Joined" column (screenshot in test-results/).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { cleanup, postJoin, projectWithKey, ROOT, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { HAVE_CHROMIUM, launchChromium } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SHOTS = join(ROOT, 'test-results/screenshots');
 // page.evaluate callbacks run in the browser: the little of the DOM they read (the test files compile without lib.dom).
 declare const document: { createRange(): { selectNodeContents(node: unknown): void; getClientRects(): ArrayLike<{ top: number }> } };
@@ -32,20 +31,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
 
   beforeAll(async () => {
     srv = await startServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 60_000,
-    });
+    browser = await launchChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {

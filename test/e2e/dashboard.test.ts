@@ -1,18 +1,17 @@
 // The dashboard in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
 // against a real `waitlist serve`: sign up, project, key shown once, joins over HTTP, search, rename,
 // delete, CSV export, stats, revoke (joins then fail), log out. Saves screenshots to docs/screenshots.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import Database from 'better-sqlite3';
 import { cleanup, DIALECT, postJoin, ROOT, startServer, type TestServer } from '../helpers/server.js';
+import { CHROMIUM, HAVE_CHROMIUM, launchChromium } from '../helpers/browser.js';
 
 // Debian's package; CHROMIUM_PATH may point elsewhere (never at a downloaded browser build).
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
   console.warn(`\n  Browser tests SKIPPED: ${CHROMIUM} not found. Install it with: apt-get install -y chromium\n`);
 }
@@ -42,21 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     // --trust-proxy so joins can claim public client IPs (X-Forwarded-For) and get a country.
     srv = await startServer({ args: ['--trust-proxy'] });
     // launch() starts Chromium on a fresh temporary profile (its own --user-data-dir) and removes it on close.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 60_000,
-    });
+    browser = await launchChromium();
     ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, locale: 'en-GB', timezoneId: 'UTC' });
     page = await ctx.newPage();
     page.setDefaultTimeout(10_000);

@@ -1,15 +1,10 @@
-// The Webhooks and Email tabs in a real headless Chromium (Debian's /usr/bin/chromium) against a real
-// server and a real webhook receiver: create a webhook (secret shown once), send a test ping, see the
-// delivery as delivered, retry it; edit and preview an email template.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/receivers.js';
 import { cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-
-describe.skipIf(!existsSync(CHROMIUM))('Webhooks and Email tabs in Chromium', () => {
+describe.skipIf(!HAVE_CHROMIUM)('Webhooks and Email tabs in Chromium', () => {
   let srv: TestServer;
   let rx: HookReceiver;
   let browser: Browser;
@@ -22,15 +17,8 @@ describe.skipIf(!existsSync(CHROMIUM))('Webhooks and Email tabs in Chromium', ()
     srv = await startServer({ args: ['--allow-private-webhooks'] });
     const c = await signedUp(srv.url, 'dash-events@example.com', 'a long password');
     projectId = (await projectWithKey(c, 'Event Dash')).projectId;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      timeout: 60_000,
-    });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const [name, value] = c.cookie.split('=');
-    await ctx.addCookies([{ name: name!, value: value!, url: srv.url }]);
+    browser = await launchChromium();
+    const ctx = await signedInContext(browser, c, srv.url, { viewport: { width: 1280, height: 800 } });
     page = await ctx.newPage();
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

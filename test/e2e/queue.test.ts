@@ -1,24 +1,14 @@
-// The dashboard's Queue tab in a real headless Chromium against a real server: queue order with
-// positions, invite the next N with a preview, top referrers, launch settings.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
 import { cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 let srv: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
   srv = await startServer();
-  if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-      timeout: 60_000,
-    });
-  }
+  if (HAVE_CHROMIUM) browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -26,14 +16,12 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-it.skipIf(!existsSync(CHROMIUM))('Queue tab: positions, invite preview then invite, leaderboard, settings', async () => {
+it.skipIf(!HAVE_CHROMIUM)('Queue tab: positions, invite preview then invite, leaderboard, settings', async () => {
   const admin = await signedUp(srv.url);
   const p = await projectWithKey(admin, 'Queue Test');
   const first = (await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('q1'), name: 'First' })).body.data;
   for (let i = 0; i < 3; i++) await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('q'), ref: first.referralCode });
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const [name, value] = admin.cookie.split('=') as [string, string];
-  await ctx.addCookies([{ name, value, url: srv.url }]);
+  const ctx = await signedInContext(browser, admin, srv.url, { viewport: { width: 1280, height: 900 } });
   const page = await ctx.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];

@@ -1,15 +1,11 @@
-// The dashboard's "Sign-up page" tab in Chromium: live preview, the field editor saving through the
-// settings API, the widget snippet, and the import dialog uploading a hosted-tool CSV.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
 import { cleanup, projectWithKey, ROOT, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-
-describe.skipIf(!existsSync(CHROMIUM))('dashboard sign-up tab', () => {
+describe.skipIf(!HAVE_CHROMIUM)('dashboard sign-up tab', () => {
   let srv: TestServer;
   let owner: Client;
   let browser: Browser;
@@ -19,7 +15,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard sign-up tab', () => {
     srv = await startServer();
     owner = await signedUp(srv.url);
     P = await projectWithKey(owner, 'Tab Project');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -28,9 +24,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard sign-up tab', () => {
   });
 
   it('edits the page with a live preview, saves fields, shows the snippet, imports a file', async () => {
-    const ctx = await browser.newContext();
-    const [name, value] = owner.cookie.split('=') as [string, string];
-    await ctx.addCookies([{ name, value, url: srv.url }]);
+    const ctx = await signedInContext(browser, owner, srv.url);
     const page = await ctx.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));

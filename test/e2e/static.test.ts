@@ -2,17 +2,10 @@
 // `/` and `/assets/*` only, a strict CSP, no inline script or style, everything else the JSON 404.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, ROOT, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { ROOT, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer();
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const srv = useServer();
 
 const assets = readdirSync(join(ROOT, 'dist/web/assets'));
 const asset = (ext: string) => assets.find((f) => f.endsWith(ext))!;

@@ -1,13 +1,8 @@
-// The embeddable widget in a real headless Chromium (Debian's /usr/bin/chromium via playwright-core):
-// the host page is served by a second HTTP server (another origin) with hostile global CSS; the widget
-// renders in a shadow root, shows the API's field errors, solves the proof-of-work challenge in a
-// worker, joins, and window.Waitlist.join works for a site's own form. Also the hosted page with
-// JavaScript on (captcha solved by its inline script) and off.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAVE_CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
 import { cleanup, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
@@ -16,9 +11,6 @@ import { cleanup, projectWithKey, signedUp, startServer, type Client, type TestS
 declare const window: { Waitlist: { join(input: unknown): Promise<any> }; innerWidth: number };
 declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
 declare function getComputedStyle(el: unknown): { backgroundColor: string; fontFamily: string };
-
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 
 const HOSTILE = `<style>
 *{font-family:"Comic Sans MS",cursive!important;color:#f0f!important;background:#ff0!important;border:5px dashed red!important}
@@ -60,11 +52,7 @@ describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin'
     const tag = (extra = '') => `<script src="${srv.url}/widget.js" data-slug="${P.slug}" data-key="${P.key}" ${extra} async></script>`;
     pages.set('/', `<!doctype html><html><head>${HOSTILE}</head><body><h1>My startup</h1>${tag()}<p>footer</p></body></html>`);
     pages.set('/custom', `<!doctype html><html><head>${tag('data-form="false"')}</head><body><p>own form</p></body></html>`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

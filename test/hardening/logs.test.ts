@@ -1,16 +1,10 @@
 // Logs: the opt-in access log has a line per request with its id, and nothing a client sent as a
 // secret (passwords, keys, cookies, session tokens, query strings, emails) ever reaches the output.
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, type TestServer, serversForFile } from '../helpers/server.js';
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) {
-    if (s.proc.exitCode === null) await s.stop();
-    cleanup(s);
-  }
-});
+const serve = serversForFile();
 
 /** Runs a session that sends every kind of secret; returns them and the request ids seen. */
 async function exercise(srv: TestServer) {
@@ -49,8 +43,7 @@ async function exercise(srv: TestServer) {
 
 describe('access log (--log-requests)', () => {
   it('prints method, path, status, ms and request id per request, and no secrets', async () => {
-    const srv = await startServer({ args: ['--log-requests'] });
-    servers.push(srv);
+    const srv = await serve({ args: ['--log-requests'] });
     const { secrets, ids } = await exercise(srv);
     await srv.stop();
     const out = srv.output();
@@ -63,9 +56,8 @@ describe('access log (--log-requests)', () => {
   });
 
   it('WAITLIST_LOG=requests turns it on; off by default', async () => {
-    const on = await startServer({ env: { WAITLIST_LOG: 'requests' } });
-    const off = await startServer();
-    servers.push(on, off);
+    const on = await serve({ env: { WAITLIST_LOG: 'requests' } });
+    const off = await serve();
     await new Client(on.url).get('/healthz');
     await new Client(off.url).get('/healthz');
     await on.stop();
@@ -77,8 +69,7 @@ describe('access log (--log-requests)', () => {
 
 describe('default output', () => {
   it('holds no secrets either', async () => {
-    const srv = await startServer();
-    servers.push(srv);
+    const srv = await serve();
     const { secrets } = await exercise(srv);
     await srv.stop();
     for (const s of secrets) expect(srv.output(), s).not.toContain(s);
@@ -87,8 +78,7 @@ describe('default output', () => {
 
 describe('a database failure', () => {
   it('answers a generic 500 envelope and logs the request id and query without bound values', async () => {
-    const srv = await startServer();
-    servers.push(srv);
+    const srv = await serve();
     const owner = await signedUp(srv.url);
     const p = await projectWithKey(owner);
     // A matching entry, so the search (answered by the FTS index) must read the broken table for its rows.

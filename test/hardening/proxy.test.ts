@@ -1,20 +1,15 @@
 // Client IP and country: the socket peer by default; with --trust-proxy the right-most X-Forwarded-For
 // hop that is not a trusted proxy; country from the bundled DB-IP database, empty for private addresses.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { BIN, cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { BIN, Client, postJoin, projectWithKey, signedUp, uniqueEmail, type TestServer, serversForFile } from '../helpers/server.js';
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) {
-    await s.stop();
-    cleanup(s);
-  }
-});
+const serve = serversForFile();
+/** The server of the first test: no --trust-proxy. */
+let untrusted: TestServer;
 
 async function setup(args: string[], env: Record<string, string> = {}) {
-  const srv = await startServer({ args, env });
-  servers.push(srv);
+  const srv = await serve({ args, env });
   const owner = await signedUp(srv.url);
   const p = await projectWithKey(owner);
   /** Joins with these headers and returns the stored entry's ip and country. */
@@ -30,7 +25,8 @@ async function setup(args: string[], env: Record<string, string> = {}) {
 
 describe('without --trust-proxy', () => {
   it('uses the socket peer and ignores X-Forwarded-For; loopback has no country', async () => {
-    const { joinFrom } = await setup([]);
+    const { srv, joinFrom } = await setup([]);
+    untrusted = srv;
     expect(await joinFrom({ 'x-forwarded-for': '8.8.8.8' })).toEqual({ ip: '127.0.0.1', country: null });
   });
 });
@@ -59,7 +55,7 @@ describe('--trust-proxy (loopback and private networks trusted)', () => {
     );
     expect(r.status).toBe(201);
     expect(r.headers.get('set-cookie')).toMatch(/; Secure/);
-    const plain = await servers[0]!;
+    const plain = untrusted;
     const r2 = await new Client(plain.url).post(
       '/api/auth/login',
       { email: 'x@example.com', password: 'p' },

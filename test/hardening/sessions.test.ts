@@ -2,17 +2,10 @@
 // user, sliding expiry (checked against the SQLite file), and expired sessions answer 401.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { Client, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const srv = useServer({ args: ['--open-signup'] });
 
 const DAY = 86_400_000;
 const tokenOf = (c: Client) => c.cookie.split('=')[1]!;

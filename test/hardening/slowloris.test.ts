@@ -1,18 +1,11 @@
 // Slow clients: headers trickled byte by byte, or a body that never finishes, are cut off by the
 // header and request timeouts, while other clients keep being served.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Socket } from 'node:net';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 import { openSocket, raw } from '../helpers/raw.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startServer({ args: ['--headers-timeout', '2', '--request-timeout', '4'] });
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
+const srv = useServer({ args: ['--headers-timeout', '2', '--request-timeout', '4'] });
 
 describe('slowloris', () => {
   it('a client trickling its headers is cut off after the headers timeout', async () => {

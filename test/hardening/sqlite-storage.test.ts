@@ -8,24 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSocket } from '../helpers/raw.js';
-import { BIN, cleanup, postJoin, projectWithKey, ROOT, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { BIN, postJoin, projectWithKey, ROOT, signedUp, uniqueEmail, serversForFile, type StartOptions } from '../helpers/server.js';
 
-const servers: TestServer[] = [];
+const start = serversForFile();
 const dirs: string[] = [];
-afterAll(async () => {
-  for (const s of servers) {
-    if (s.proc.exitCode === null) await s.stop();
-    cleanup(s);
-  }
+afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function serve(opts: Parameters<typeof startServer>[0] = {}) {
-  const s = await startServer({ ...opts, env: { DATABASE_URL: '', ...opts.env } });
-  servers.push(s);
-  return s;
-}
+const serve = (opts: StartOptions = {}) => start({ ...opts, env: { DATABASE_URL: '', ...opts.env } });
 
 /** A child process that holds the SQLite write lock (BEGIN IMMEDIATE) until killed. */
 async function holdWriteLock(dbFile: string) {

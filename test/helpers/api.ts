@@ -2,7 +2,23 @@
 // response, raw HTTP (chunked bodies, exact headers) and the admin CLI.
 import { request } from 'node:http';
 import { expect } from 'vitest';
+import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
+import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 import { responseLog, type Res, type TestServer } from './server.js';
+
+/**
+ * A new project's settings (GET /api/project/:projectId/settings): each feature's defaults from the contract
+ * (test/docs/settings-defaults.test.ts holds them to the tables of the docs) and the join protections off.
+ */
+export const SETTINGS_DEFAULTS = {
+  ...eventSettingsDefaults,
+  ...lifecycleSettingsDefaults,
+  ...surfaceSettingsDefaults,
+  allowedOrigins: [] as string[],
+  blockDisposableEmails: false,
+  honeypotField: null as string | null,
+};
 
 export const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_CREATE = /^\/api\/project\/[^/]+\/apikey\/?$/;

@@ -5,6 +5,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/waitlist.js');
@@ -78,6 +79,62 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 /** Removes a server's temp directory (its SQLite file). */
 export function cleanup(server: Pick<TestServer, 'dbFile'>) {
   rmSync(join(server.dbFile, '..'), { recursive: true, force: true });
+}
+
+/**
+ * One server for the test file (or the describe block) it is called in: started before its tests, stopped
+ * and its database removed after them. Use the result as the TestServer (`srv.url`, `srv.dbEnv`) inside
+ * tests and hooks; hooks registered after this call see it started.
+ */
+export function useServer(opts: StartOptions = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startServer(opts);
+  });
+  afterAll(async () => {
+    if (!started) return;
+    await started.stop();
+    cleanup(started);
+  });
+  const srv = () => {
+    if (!started) throw new Error('useServer: the server starts in beforeAll; use it inside a test or a later hook');
+    return started;
+  };
+  return {
+    get url() {
+      return srv().url;
+    },
+    get dbFile() {
+      return srv().dbFile;
+    },
+    get dbEnv() {
+      return srv().dbEnv;
+    },
+    get proc() {
+      return srv().proc;
+    },
+    output: () => srv().output(),
+    stop: (signal) => srv().stop(signal),
+  };
+}
+
+/**
+ * A `startServer` for a test file that starts any number of servers: every one it started is stopped and
+ * its database removed after the file's tests (or the describe block's, when called in one).
+ */
+export function serversForFile(): (opts?: StartOptions) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) {
+      await s.stop();
+      cleanup(s);
+    }
+  });
+  return async (opts) => {
+    const s = await startServer(opts);
+    servers.push(s);
+    return s;
+  };
 }
 
 export interface Res<T = any> {

@@ -10,14 +10,13 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { HAVE_CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { clusterUnavailableReason, freePort, startCluster, type Cluster } from '../helpers/pg-cluster.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 const OPENSSL = ['/usr/bin/openssl', '/usr/local/bin/openssl'].find((p) => existsSync(p));
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const skip = !NGINX
   ? 'nginx is not installed (apt-get install -y nginx-light; .ci/run does this)'
   : !OPENSSL
@@ -248,22 +247,10 @@ http {
     expect(String(asset.headers['content-type'])).toMatch(/javascript/);
   });
 
-  it.skipIf(!existsSync(CHROMIUM))(
+  it.skipIf(!HAVE_CHROMIUM)(
     'the dashboard in Chromium over HTTPS: log in, the Secure cookie and the Origin check work through the proxy',
     async () => {
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-        ],
-        timeout: 60_000,
-      });
+      const browser = await launchChromium();
       try {
         // The certificate is self-signed: this browser context accepts it; nothing else is relaxed.
         const ctx = await browser.newContext({ ignoreHTTPSErrors: true });

@@ -2,22 +2,17 @@
 // reason while another process holds the write lock, ready again once it lets go; cached for a second.
 // (PostgreSQL's /readyz is covered by test/infra/pg-outage.test.ts.)
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, DIALECT, startServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, DIALECT, useServer } from '../helpers/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(DIALECT !== 'sqlite')('liveness and readiness on SQLite', () => {
-  let srv: TestServer;
   let c: Client;
 
+  const srv = useServer();
   beforeAll(async () => {
-    srv = await startServer();
     c = new Client(srv.url);
-  });
-  afterAll(async () => {
-    await srv?.stop();
-    if (srv) cleanup(srv);
   });
 
   it('GET /readyz → 200 with each check, not cached by intermediaries', async () => {

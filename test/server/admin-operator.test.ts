@@ -5,27 +5,22 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fails, ok } from '../helpers/api.js';
-import { Client, cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, projectWithKey, signedUp, useServer } from '../helpers/server.js';
 import { cli } from '../cli/cli.js';
 
-let srv: TestServer;
 let owner: Client;
 let dbArgs: string[];
 /** How the messages must name this server's database. */
 let dbName: string;
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
   const url = srv.dbEnv.DATABASE_URL;
   dbArgs = url ? ['--database-url', url] : ['--db', srv.dbFile];
   dbName = url ? url : resolve(srv.dbFile);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const admin = (args: string[], opts: Parameters<typeof cli>[1] = {}) => cli(['admin', ...args, ...dbArgs], opts);

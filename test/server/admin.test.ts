@@ -1,19 +1,14 @@
 // `waitlist admin user add|reset-password` and `admin project restore`, run as processes on the
 // database of a running server, checked through the server's HTTP API.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { admin, fails, ok } from '../helpers/api.js';
-import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, postJoin, projectWithKey, signedUp, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const login = (email: string, password: string) => new Client(srv.url).post('/api/auth/login', { email, password });

@@ -1,21 +1,10 @@
 // GET /api/auth/status: public, tells the dashboard whether sign-up is open and whether any account
 // exists (a brand-new server opens on "Create the first account"); rate limited per IP.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fails, ok } from '../helpers/api.js';
-import { Client, cleanup, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, signedUp, serversForFile } from '../helpers/server.js';
 
-const servers: TestServer[] = [];
-const serve = async (opts: Parameters<typeof startServer>[0] = {}) => {
-  const s = await startServer(opts);
-  servers.push(s);
-  return s;
-};
-afterAll(async () => {
-  for (const s of servers) {
-    await s.stop();
-    cleanup(s);
-  }
-});
+const serve = serversForFile();
 
 describe('GET /api/auth/status', () => {
   it('fresh server: sign-up open, no account; after the first: closed; no session needed, nothing else leaked', async () => {

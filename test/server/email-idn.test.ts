@@ -1,22 +1,17 @@
 // Internationalised addresses (docs/api.md, "Email addresses"): IDN domains and UTF-8 local parts are accepted;
 // one address written two ways (Unicode or punycode domain, NFC or decomposed, any case) is one
 // address for duplicate detection and log-in. On SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fails, ok } from '../helpers/api.js';
-import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { Client, postJoin, projectWithKey, signedUp, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 let P: Awaited<ReturnType<typeof projectWithKey>>;
 
+const srv = useServer({ args: ['--open-signup'] });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
   owner = await signedUp(srv.url);
   P = await projectWithKey(owner, 'International');
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const join = (email: string) => postJoin(srv.url, P.slug, P.key, { email });

@@ -7,26 +7,25 @@ import { Mailer } from '../../src/core/mailer.js';
 import { fails, issuePaths, ok } from '../helpers/api.js';
 import { startMailReceiver, waitFor, type MailReceiver } from '../helpers/receivers.js';
 import {
-  cleanup,
   DIALECT,
   postJoin,
   projectWithKey,
   signedUp,
-  startServer,
   uniqueEmail,
   type Client,
   type TestServer,
+  serversForFile,
 } from '../helpers/server.js';
 
 let smtp: MailReceiver;
 let srv: TestServer;
 let c: Client;
 let p: Awaited<ReturnType<typeof projectWithKey>>;
-const servers: TestServer[] = [];
+const serve = serversForFile();
 
 beforeAll(async () => {
   smtp = await startMailReceiver();
-  srv = await startServer({
+  srv = await serve({
     args: [
       '--smtp-url',
       `smtp://127.0.0.1:${smtp.port}`,
@@ -36,15 +35,10 @@ beforeAll(async () => {
       'https://wl.example.com/',
     ],
   });
-  servers.push(srv);
   c = await signedUp(srv.url);
   p = await projectWithKey(c, 'Rocket Club');
 });
 afterAll(async () => {
-  for (const s of servers) {
-    await s.stop();
-    cleanup(s);
-  }
   await smtp?.close();
 });
 
@@ -125,8 +119,7 @@ describe(`email on ${DIALECT}`, () => {
 
 describe(`email faults on ${DIALECT}`, () => {
   it('without SMTP a setting that needs email answers 409 smtp_not_configured', async () => {
-    const s = await startServer();
-    servers.push(s);
+    const s = await serve();
     const c2 = await signedUp(s.url);
     const p2 = await projectWithKey(c2);
     fails(await c2.put(`/api/project/${p2.projectId}/settings`, { welcomeEmail: true }), 409, 'smtp_not_configured');
@@ -139,11 +132,10 @@ describe(`email faults on ${DIALECT}`, () => {
 
   it('an SMTP server refusing auth: the email log says so and the server keeps running', async () => {
     const strict = await startMailReceiver({ user: 'right', password: 'right-pass' });
-    const s = await startServer({
+    const s = await serve({
       args: ['--smtp-url', `smtp://wrong:wrong-pass@127.0.0.1:${strict.port}`],
       env: { WAITLIST_RETRY_SCHEDULE: '60' },
     });
-    servers.push(s);
     try {
       const c3 = await signedUp(s.url);
       const p3 = await projectWithKey(c3);

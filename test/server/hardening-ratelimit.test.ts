@@ -1,20 +1,11 @@
 // Rate limits over HTTP: joins per IP per project, log-in back-off per email+IP, failed log-ins per
 // IP, sign-ups per IP, and --no-rate-limit switching all of them off.
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, serversForFile } from '../helpers/server.js';
 
-const servers: TestServer[] = [];
-async function serve(env: Record<string, string>, args: string[] = []) {
-  const s = await startServer({ env: { WAITLIST_RATE_LIMIT: 'on', ...env }, args: ['--open-signup', ...args] });
-  servers.push(s);
-  return s;
-}
-afterAll(async () => {
-  for (const s of servers) {
-    await s.stop();
-    cleanup(s);
-  }
-});
+const start = serversForFile();
+const serve = (env: Record<string, string>, args: string[] = []) =>
+  start({ env: { WAITLIST_RATE_LIMIT: 'on', ...env }, args: ['--open-signup', ...args] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const login = (url: string, email: string, password: string, headers: Record<string, string> = {}) =>
   new Client(url).post('/api/auth/login', { email, password }, headers);
@@ -133,11 +124,10 @@ describe('sign-up limit', () => {
 
 describe('--no-rate-limit', () => {
   it('switches every limit off', async () => {
-    const srv = await startServer({
+    const srv = await start({
       env: { WAITLIST_RATE_LIMIT: '', WAITLIST_JOIN_LIMIT: '2', WAITLIST_LOGIN_IP_LIMIT: '2', WAITLIST_SIGNUP_LIMIT: '1' },
       args: ['--open-signup', '--no-rate-limit'],
     });
-    servers.push(srv);
     const email = uniqueEmail();
     const owner = await signedUp(srv.url, email, 'right password');
     await signedUp(srv.url);

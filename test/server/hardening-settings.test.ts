@@ -1,51 +1,33 @@
 // Per-project join settings over HTTP: the sub-resource itself, and what each setting does at join.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventSettingsDefaults } from '../../src/contract/settings-events.js';
-import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
-import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
+import { SETTINGS_DEFAULTS } from '../helpers/api.js';
 
-let srv: TestServer;
 let owner: Client;
 let other: Client;
 
+const srv = useServer({ args: ['--open-signup'] });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
   owner = await signedUp(srv.url);
   other = await signedUp(srv.url);
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
-});
-
-const DEFAULTS = {
-  ...eventSettingsDefaults,
-  ...lifecycleSettingsDefaults,
-  ...surfaceSettingsDefaults,
-  allowedOrigins: [],
-  blockDisposableEmails: false,
-  honeypotField: null,
-};
 
 describe('GET/PUT /api/project/:projectId/settings', () => {
   it('starts with the defaults, updates only the fields given, and leaves the Project shape alone', async () => {
     const { projectId, slug } = await projectWithKey(owner);
     const g = await owner.get(`/api/project/${projectId}/settings`);
     expect(g.status).toBe(200);
-    expect(g.body.data).toEqual(DEFAULTS);
-    expect((await owner.get(`/api/project/${slug}/settings`)).body.data).toEqual(DEFAULTS); // slug works too
+    expect(g.body.data).toEqual(SETTINGS_DEFAULTS);
+    expect((await owner.get(`/api/project/${slug}/settings`)).body.data).toEqual(SETTINGS_DEFAULTS); // slug works too
 
     const p1 = await owner.put(`/api/project/${projectId}/settings`, {
       allowedOrigins: ['https://Example.com', 'http://localhost:3000', 'https://example.com/'],
     });
     expect(p1.status).toBe(200);
-    expect(p1.body.data).toEqual({ ...DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
+    expect(p1.body.data).toEqual({ ...SETTINGS_DEFAULTS, allowedOrigins: ['https://example.com', 'http://localhost:3000'] });
     const p2 = await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website', blockDisposableEmails: true });
     expect(p2.body.data).toEqual({
-      ...eventSettingsDefaults,
-      ...lifecycleSettingsDefaults,
-      ...surfaceSettingsDefaults,
+      ...SETTINGS_DEFAULTS,
       allowedOrigins: ['https://example.com', 'http://localhost:3000'],
       blockDisposableEmails: true,
       honeypotField: 'website',
@@ -56,7 +38,7 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
       honeypotField: null,
       blockDisposableEmails: false,
     });
-    expect(p3.body.data).toEqual(DEFAULTS);
+    expect(p3.body.data).toEqual(SETTINGS_DEFAULTS);
 
     const project = await owner.get(`/api/project/${projectId}`);
     expect(Object.keys(project.body.data).sort()).toEqual(['createdAt', 'name', 'projectId', 'slug', 'updatedAt']);
@@ -90,7 +72,7 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect((await other.put(`/api/project/${projectId}/settings`, { bogus: 1 })).status).toBe(404);
     expect((await new Client(srv.url).get(`/api/project/${projectId}/settings`)).status).toBe(401);
     expect((await owner.get(`/api/project/prj_nope/settings`)).status).toBe(404);
-    expect((await owner.get(`/api/project/${projectId}/settings`)).body.data).toEqual(DEFAULTS);
+    expect((await owner.get(`/api/project/${projectId}/settings`)).body.data).toEqual(SETTINGS_DEFAULTS);
   });
 });
 

@@ -2,22 +2,17 @@
 // TEST_DATABASE_URL, on PostgreSQL: honeypots named like Object.prototype members (#3), NUL bytes in
 // path ids and query values (#4), /API in any case (#5), DNS rebinding via Host (#6), CSV injection
 // (#7), one search fold on both databases (#11) and lone surrogates (#11).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 import { raw, rawJson } from '../helpers/raw.js';
 
-let srv: TestServer;
 let owner: Client;
 let p: Awaited<ReturnType<typeof projectWithKey>>;
 
+const srv = useServer({ args: ['--allowed-hosts', 'waitlist.test,admin.test:9999', '--public-url', 'https://wl.example.com'] });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--allowed-hosts', 'waitlist.test,admin.test:9999', '--public-url', 'https://wl.example.com'] });
   owner = await signedUp(srv.url);
   p = await projectWithKey(owner, 'Round two');
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const port = () => new URL(srv.url).port;

@@ -2,19 +2,14 @@
 // client, failures counted before the bcrypt check, a refused check answered 503 with Retry-After
 // (never 401: the key may be valid). Runs on SQLite and PostgreSQL (the bad-key counter lives in the
 // database's limiter store).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postJoin, projectWithKey, signedUp, uniqueEmail, type Client, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 
+const srv = useServer({ args: ['--trust-proxy', '--join-limit', '100000'], env: { WAITLIST_RATE_LIMIT: 'on' } });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--trust-proxy', '--join-limit', '100000'], env: { WAITLIST_RATE_LIMIT: 'on' } });
   owner = await signedUp(srv.url);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 /** A key of the same id with another secret: needs a bcrypt check while the server has not verified the key. */

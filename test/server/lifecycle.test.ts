@@ -1,30 +1,16 @@
 // LIFECYCLE.md over HTTP: key kinds, statuses, positions and referrals, self-service, invites,
 // leaderboard (runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
 import { bearer, createKey, dbQuery } from '../helpers/lifecycle.js';
-import {
-  cleanup,
-  Client,
-  DIALECT,
-  postJoin,
-  projectWithKey,
-  signedUp,
-  startServer,
-  uniqueEmail,
-  type TestServer,
-} from '../helpers/server.js';
+import { Client, DIALECT, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 
-let server: TestServer;
 let admin: Client;
 
+const server = useServer();
 beforeAll(async () => {
-  server = await startServer();
   admin = await signedUp(server.url);
-});
-afterAll(async () => {
-  await server.stop();
-  cleanup(server);
 });
 
 async function setup(settings?: Record<string, unknown>) {
@@ -235,15 +221,7 @@ describe('double opt-in', () => {
     const p = await setup();
     fails(await admin.put(`/api/project/${p.projectId}/settings`, { doubleOptIn: true }), 409, 'smtp_not_configured');
     const s = ok(await admin.get(`/api/project/${p.projectId}/settings`));
-    expect(s).toMatchObject({
-      doubleOptIn: false,
-      referralBoost: 0,
-      referralUrl: null,
-      publicLeaderboard: false,
-      inviteTtlDays: 14,
-      inviteUrl: null,
-      pendingPurgeDays: 7,
-    });
+    expect(s).toMatchObject(lifecycleSettingsDefaults); // their values: test/docs/settings-defaults.test.ts
     for (const bad of [
       { referralBoost: 1001 },
       { referralBoost: 1.5 },

@@ -3,8 +3,8 @@
 // literal, Unicode letters, newest first, soft-deleted entries never counted; and the join path
 // seeing a project restored by `waitlist admin` from another process at once.
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DIALECT, cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, DIALECT, postJoin, projectWithKey, signedUp, type Client, useServer } from '../helpers/server.js';
 
 interface Joined {
   entryId: string;
@@ -12,7 +12,6 @@ interface Joined {
   name: string | null;
 }
 
-let srv: TestServer;
 let owner: Client;
 let project: Awaited<ReturnType<typeof projectWithKey>>;
 const joined: Joined[] = []; // oldest first
@@ -29,8 +28,8 @@ const PEOPLE: [string, string | null][] = [
   ['greek@example.com', 'ΣΩΚΡΑΤΗΣ'],
 ];
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
   project = await projectWithKey(owner, 'Search');
   const all: [string, string | null][] = [...PEOPLE];
@@ -40,10 +39,6 @@ beforeAll(async () => {
     expect(r.status).toBe(201);
     joined.push({ entryId: r.body.data.entryId, email, name });
   }
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const deleted = new Set<string>();

@@ -2,35 +2,21 @@
 // invites and referralBoost changes, run concurrently (on PostgreSQL over two server instances), the
 // positions and referral counts the API shows equal a reference computed from scratch from the rows.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
 import { dbQuery, sha256 } from '../helpers/lifecycle.js';
-import {
-  cleanup,
-  Client,
-  DIALECT,
-  postJoin,
-  projectWithKey,
-  signedUp,
-  startServer,
-  uniqueEmail,
-  type TestServer,
-} from '../helpers/server.js';
+import { Client, DIALECT, postJoin, projectWithKey, signedUp, serversForFile, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 const SMTP = { WAITLIST_SMTP_URL: 'smtp://127.0.0.1:9' };
+const start = serversForFile();
 let a: TestServer;
 let b: TestServer | undefined;
 let admin: Client;
 
 beforeAll(async () => {
-  a = await startServer({ env: SMTP, args: ['--open-signup'] });
-  if (DIALECT === 'pg') b = await startServer({ env: SMTP, args: ['--open-signup'], reuse: { dbFile: a.dbFile, dbEnv: a.dbEnv } });
+  a = await start({ env: SMTP, args: ['--open-signup'] });
+  if (DIALECT === 'pg') b = await start({ env: SMTP, args: ['--open-signup'], reuse: { dbFile: a.dbFile, dbEnv: a.dbEnv } });
   admin = await signedUp(a.url);
-});
-afterAll(async () => {
-  await b?.stop();
-  await a.stop();
-  cleanup(a);
 });
 
 type Op =

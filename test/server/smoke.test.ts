@@ -1,17 +1,12 @@
 // End-to-end smoke: signup → project → key → join → list, over real HTTP on a temp database.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postJoin, projectWithKey, signedUp, type Client, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 describe('quick start flow', () => {

@@ -1,11 +1,11 @@
 // Custom fields (project setting `fields`): definitions validated, join answers checked against them,
 // stored on the entry, listed, exported (one CSV column each), and old entries unharmed when the
 // definitions change. Over HTTP against the real server (SQLite, and PostgreSQL with TEST_DATABASE_URL).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { surfaceSettingsDefaults } from '../../src/contract/settings-surface.js';
 import { fails, issuePaths, ok } from '../helpers/api.js';
-import { cleanup, postJoin, projectWithKey, signedUp, startServer, type Client, type TestServer } from '../helpers/server.js';
+import { postJoin, projectWithKey, signedUp, type Client, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 let P: Awaited<ReturnType<typeof projectWithKey>>;
 
@@ -16,14 +16,10 @@ const FIELDS = [
   { key: 'beta', label: 'Join the beta', type: 'checkbox', required: false },
 ];
 
+const srv = useServer();
 beforeAll(async () => {
-  srv = await startServer();
   owner = await signedUp(srv.url);
   P = await projectWithKey(owner, 'Fields');
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 const settings = (body: unknown) => owner.put(`/api/project/${P.projectId}/settings`, body);
@@ -31,15 +27,7 @@ const settings = (body: unknown) => owner.put(`/api/project/${P.projectId}/setti
 describe('field definitions', () => {
   it('GET shows the surface defaults', async () => {
     const s = ok(await owner.get(`/api/project/${P.projectId}/settings`));
-    expect(s).toMatchObject({
-      hostedPage: true,
-      pageTitle: null,
-      pageDescription: null,
-      redirectUrl: null,
-      fields: [],
-      captcha: 'off',
-      captchaDifficulty: 50000,
-    });
+    expect(s).toMatchObject(surfaceSettingsDefaults); // their values: test/docs/settings-defaults.test.ts
   });
 
   it.each([

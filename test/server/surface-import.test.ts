@@ -3,24 +3,19 @@
 // an email column. Over HTTP against the real server.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fails, issuePaths, ok } from '../helpers/api.js';
-import { cleanup, type Client, postJoin, projectWithKey, ROOT, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, postJoin, projectWithKey, ROOT, signedUp, useServer } from '../helpers/server.js';
 
-let srv: TestServer;
 let owner: Client;
 type PK = Awaited<ReturnType<typeof projectWithKey>>;
 
 const FIX = join(ROOT, 'test/fixtures/import');
 const fixture = (name: string) => readFileSync(join(FIX, name));
 
+const srv = useServer({ args: ['--open-signup'] });
 beforeAll(async () => {
-  srv = await startServer({ args: ['--open-signup'] });
   owner = await signedUp(srv.url);
-});
-afterAll(async () => {
-  await srv.stop();
-  cleanup(srv);
 });
 
 async function upload(p: PK, body: string | Buffer, query = 'format=csv', type = 'text/csv') {

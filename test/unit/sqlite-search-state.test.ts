@@ -9,43 +9,14 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
 import type { EntryRow } from '../../src/db/store.js';
+import { entry as entryRow, project, user } from '../store/conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const LIFECYCLE = {
-  status: 'waiting',
-  ordinal: 0,
-  k: 0,
-  referralCode: null,
-  referredBy: null,
-  referrals: 0,
-  statusTokenHash: null,
-  confirmTokenHash: null,
-  confirmSentAt: null,
-  confirmResentAt: null,
-  confirmedAt: null,
-  invitedAt: null,
-  acceptedAt: null,
-  inviteCodeHash: null,
-  inviteExpiresAt: null,
-} as const;
-const entry = (id: string, email: string, projectId = 'prj_1'): EntryRow => ({
-  id,
-  projectId,
-  email,
-  emailNorm: email,
-  name: `Name ${email}`,
-  source: 's',
-  metadata: '{}',
-  ip: null,
-  country: null,
-  userAgent: null,
-  createdAt: 1,
-  updatedAt: 1,
-  deletedAt: null,
-  ...LIFECYCLE,
-});
+/** An entry row for the store (the conformance suite's builder), created at time 1. */
+const entry = (id: string, email: string, projectId = 'prj_1'): EntryRow =>
+  entryRow(projectId, { id, email, emailNorm: email, name: `Name ${email}`, source: 's', createdAt: 1, updatedAt: 1 });
 
 const USER = { id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 };
 const project = (id: string) => ({
@@ -66,29 +37,9 @@ describe('SQLite search state', () => {
   it('keeps counts, search rows and the rowid-order flag in step with entries', async () => {
     const file = join(dir, 'state.db');
     const store = openSqliteStore(file);
-    await store.insertUser({
-      id: 'usr_1',
-      email: 'o@x.io',
-      emailNorm: 'o@x.io',
-      name: null,
-      passwordHash: 'h',
-      createdAt: 1,
-      updatedAt: 1,
-    });
+    await store.insertUser(user({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', createdAt: 1, updatedAt: 1 }));
     for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject({
-        id,
-        userId: 'usr_1',
-        name: id,
-        slug: `slug-${id.slice(4)}x`,
-        createdAt: 1,
-        updatedAt: 1,
-        deletedAt: null,
-        allowedOrigins: null,
-        blockDisposable: false,
-        honeypotField: null,
-        settings: '{}',
-      });
+      await store.insertProject(project('usr_1', { id, name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1 }));
     }
     const peek = new Database(file, { readonly: true });
     const state = () => ({

@@ -1,4 +1,5 @@
-// Small shared pieces: error text, confirmation dialog, copy button, inline rename, dates, hash routing.
+// Small shared pieces: error text, confirmation dialog, copy button, inline rename, a secret shown once,
+// lists (loading and empty states, tables, pagers), dates, hash routing.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from './api.js';
@@ -171,6 +172,127 @@ export function InlineRename(props: {
       </button>
       <ErrorMsg error={error} />
     </form>
+  );
+}
+
+/**
+ * Runs what a button or form asks for: clears the error shown, and shows this action's error if it fails;
+ * with `setBusy`, busy while it runs (to disable the button).
+ */
+export async function attempt(setError: (error: unknown) => void, action: () => Promise<unknown>, setBusy?: (busy: boolean) => void) {
+  setBusy?.(true);
+  setError(null);
+  try {
+    await action();
+  } catch (err) {
+    setError(err);
+  } finally {
+    setBusy?.(false);
+  }
+}
+
+/** A secret the server shows only in this answer (a key, a signing secret): copy it, then dismiss the card. */
+export function ShownOnce(props: {
+  id: string;
+  title: string;
+  label: string;
+  value: string;
+  onDone: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <section class="card warn" aria-labelledby={props.id}>
+      <h3 id={props.id}>{props.title}</h3>
+      <p>{props.children}</p>
+      <CopyField label={props.label} value={props.value} />
+      <button type="button" onClick={props.onDone}>
+        I have saved it
+      </button>
+    </section>
+  );
+}
+
+/** A list that loads: "Loading…" while `items` is null, the `empty` text when there are none, else `children(items)`. */
+export function Loaded<T>(props: { items: T[] | null; empty: ComponentChildren; children: (items: T[]) => ComponentChildren }) {
+  if (props.items === null) return <p>Loading…</p>;
+  if (props.items.length === 0) return <p class="muted">{props.empty}</p>;
+  return <>{props.children(props.items)}</>;
+}
+
+/** One column of a Table: its header, which also labels each cell in the narrow (one card per row) layout. */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => ComponentChildren;
+  /** A class on the header and the cells. */
+  class?: string;
+}
+
+/** A data table: a caption for screen readers, a header row, a row per item, and an optional last column of actions. */
+export function Table<T>(props: {
+  caption: string;
+  class?: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  actions?: (row: T) => ComponentChildren;
+  /** Attributes of a row's <tr> (e.g. a data-status the tests look for). */
+  rowAttrs?: (row: T) => Record<string, string>;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class={props.class}>
+        <caption class="sr-only">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th key={c.label} scope="col" class={c.class}>
+                {c.label}
+              </th>
+            ))}
+            {props.actions ? (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.rowKey(row)} {...props.rowAttrs?.(row)}>
+              {props.columns.map((c) => (
+                <td key={c.label} data-label={c.label} class={c.class}>
+                  {c.cell(row)}
+                </td>
+              ))}
+              {props.actions ? <td>{props.actions(row)}</td> : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Previous / Next around a description of the page; renders nothing for an empty list. */
+export function Pager(props: {
+  label: string;
+  page: number;
+  totalPages: number;
+  total: number;
+  onPage: (page: number) => void;
+  children: ComponentChildren;
+}) {
+  if (props.total === 0) return null;
+  return (
+    <nav class="row pager" aria-label={props.label}>
+      <button type="button" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+        Previous
+      </button>
+      <span aria-live="polite">{props.children}</span>
+      <button type="button" disabled={props.page >= props.totalPages} onClick={() => props.onPage(props.page + 1)}>
+        Next
+      </button>
+    </nav>
   );
 }
 

@@ -39,6 +39,10 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 
+/** An option whose default is its env var's value (else `fallback`); its help names the variable. */
+const envOption = (flags: string, description: string, name: string, fallback?: string) =>
+  new Option(flags, `${description} (env ${name})`).default(fallback === undefined ? process.env[name] : env(name, fallback));
+
 /** --allowed-hosts / WAITLIST_ALLOWED_HOSTS: comma list of `name` or `name:port`. */
 async function allowedHostsArg(v: string | undefined): Promise<string[] | undefined> {
   if (v === undefined || v.trim() === '') return undefined;
@@ -92,8 +96,8 @@ export function registerServe(program: Command) {
   const cmd = program
     .command('serve')
     .description('Run the waitlist server (join endpoint, management API, dashboard)')
-    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one (env PORT)').default(process.env.PORT || '8080'))
-    .addOption(new Option('--host <host>', 'address to bind (env HOST)').default(process.env.HOST || '127.0.0.1'))
+    .addOption(envOption('--port <port>', 'port to listen on; 0 picks a free one', 'PORT', '8080'))
+    .addOption(envOption('--host <host>', 'address to bind', 'HOST', '127.0.0.1'))
     .option(
       '--open-signup',
       'let anyone create an account, not only the first user (env WAITLIST_OPEN_SIGNUP=1)',
@@ -107,87 +111,60 @@ export function registerServe(program: Command) {
       ).default(process.env.WAITLIST_TRUST_PROXY),
     )
     .option('--no-rate-limit', 'turn every rate limit off, e.g. for benchmarks (env WAITLIST_RATE_LIMIT=off)')
+    .addOption(envOption('--join-limit <n>', 'joins allowed per client IP per project per window', 'WAITLIST_JOIN_LIMIT', '60'))
+    .addOption(envOption('--join-window <seconds>', 'join rate-limit window in seconds', 'WAITLIST_JOIN_WINDOW', '60'))
     .addOption(
-      new Option('--join-limit <n>', 'joins allowed per client IP per project per window (env WAITLIST_JOIN_LIMIT)').default(
-        env('WAITLIST_JOIN_LIMIT', '60'),
-      ),
+      envOption('--login-limit <n>', 'consecutive failed log-ins per email and IP before the back-off starts', 'WAITLIST_LOGIN_LIMIT', '5'),
     )
     .addOption(
-      new Option('--join-window <seconds>', 'join rate-limit window in seconds (env WAITLIST_JOIN_WINDOW)').default(
-        env('WAITLIST_JOIN_WINDOW', '60'),
-      ),
-    )
-    .addOption(
-      new Option(
-        '--login-limit <n>',
-        'consecutive failed log-ins per email and IP before the back-off starts (env WAITLIST_LOGIN_LIMIT)',
-      ).default(env('WAITLIST_LOGIN_LIMIT', '5')),
-    )
-    .addOption(
-      new Option(
+      envOption(
         '--login-max-block <seconds>',
-        'longest log-in back-off; it doubles from 1 s up to this (env WAITLIST_LOGIN_MAX_BLOCK)',
-      ).default(env('WAITLIST_LOGIN_MAX_BLOCK', '900')),
-    )
-    .addOption(
-      new Option('--login-ip-limit <n>', 'failed log-ins allowed per IP per --login-ip-window (env WAITLIST_LOGIN_IP_LIMIT)').default(
-        env('WAITLIST_LOGIN_IP_LIMIT', '100'),
+        'longest log-in back-off; it doubles from 1 s up to this',
+        'WAITLIST_LOGIN_MAX_BLOCK',
+        '900',
       ),
     )
+    .addOption(envOption('--login-ip-limit <n>', 'failed log-ins allowed per IP per --login-ip-window', 'WAITLIST_LOGIN_IP_LIMIT', '100'))
+    .addOption(envOption('--login-ip-window <seconds>', 'window of --login-ip-limit', 'WAITLIST_LOGIN_IP_WINDOW', '900'))
+    .addOption(envOption('--signup-limit <n>', 'sign-ups allowed per IP per hour', 'WAITLIST_SIGNUP_LIMIT', '100'))
+    .addOption(envOption('--headers-timeout <seconds>', 'time allowed to send request headers', 'WAITLIST_HEADERS_TIMEOUT', '10'))
+    .addOption(envOption('--request-timeout <seconds>', 'time allowed to send a whole request', 'WAITLIST_REQUEST_TIMEOUT', '30'))
     .addOption(
-      new Option('--login-ip-window <seconds>', 'window of --login-ip-limit (env WAITLIST_LOGIN_IP_WINDOW)').default(
-        env('WAITLIST_LOGIN_IP_WINDOW', '900'),
-      ),
-    )
-    .addOption(
-      new Option('--signup-limit <n>', 'sign-ups allowed per IP per hour (env WAITLIST_SIGNUP_LIMIT)').default(
-        env('WAITLIST_SIGNUP_LIMIT', '100'),
-      ),
-    )
-    .addOption(
-      new Option('--headers-timeout <seconds>', 'time allowed to send request headers (env WAITLIST_HEADERS_TIMEOUT)').default(
-        env('WAITLIST_HEADERS_TIMEOUT', '10'),
-      ),
-    )
-    .addOption(
-      new Option('--request-timeout <seconds>', 'time allowed to send a whole request (env WAITLIST_REQUEST_TIMEOUT)').default(
-        env('WAITLIST_REQUEST_TIMEOUT', '30'),
-      ),
-    )
-    .addOption(
-      new Option(
+      envOption(
         '--public-url <url>',
-        'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api (env WAITLIST_PUBLIC_URL)',
-      ).default(process.env.WAITLIST_PUBLIC_URL),
+        'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api',
+        'WAITLIST_PUBLIC_URL',
+      ),
     )
     .addOption(
-      new Option(
+      envOption(
         '--smtp-url <url>',
-        'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent (env WAITLIST_SMTP_URL)',
-      ).default(process.env.WAITLIST_SMTP_URL),
+        'SMTP server for emails: smtp[s]://user:pass@host:port; without it no email is sent',
+        'WAITLIST_SMTP_URL',
+      ),
     )
-    .addOption(
-      new Option('--mail-from <from>', 'sender of emails, "Name <addr>" (env WAITLIST_MAIL_FROM)').default(process.env.WAITLIST_MAIL_FROM),
-    )
+    .addOption(envOption('--mail-from <from>', 'sender of emails, "Name <addr>"', 'WAITLIST_MAIL_FROM'))
     .option(
       '--allow-private-webhooks',
       'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)',
       envOn('WAITLIST_ALLOW_PRIVATE_WEBHOOKS'),
     )
+    .addOption(envOption('--pg-pool-size <n>', 'PostgreSQL connections per instance', 'WAITLIST_PG_POOL', '10'))
     .addOption(
-      new Option('--pg-pool-size <n>', 'PostgreSQL connections per instance (env WAITLIST_PG_POOL)').default(env('WAITLIST_PG_POOL', '10')),
-    )
-    .addOption(
-      new Option(
+      envOption(
         '--pg-connect-timeout <seconds>',
-        'PostgreSQL: longest wait to open a connection or get a free one from the pool (env WAITLIST_PG_CONNECT_TIMEOUT)',
-      ).default(env('WAITLIST_PG_CONNECT_TIMEOUT', '5')),
+        'PostgreSQL: longest wait to open a connection or get a free one from the pool',
+        'WAITLIST_PG_CONNECT_TIMEOUT',
+        '5',
+      ),
     )
     .addOption(
-      new Option(
+      envOption(
         '--pg-statement-timeout <seconds>',
-        'PostgreSQL statement_timeout of every query the server runs (env WAITLIST_PG_STATEMENT_TIMEOUT)',
-      ).default(env('WAITLIST_PG_STATEMENT_TIMEOUT', '10')),
+        'PostgreSQL statement_timeout of every query the server runs',
+        'WAITLIST_PG_STATEMENT_TIMEOUT',
+        '10',
+      ),
     )
     .addOption(
       new Option(

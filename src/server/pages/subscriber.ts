@@ -89,17 +89,21 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
     }
   });
 
-  app.get('/w/:slug/confirm', async (req, res) => {
-    const project = await open(req, res);
-    if (!project) return;
-    const token = first(req.query?.token);
-    sendPage(res, {
-      title: `${project.name}: confirm your email`,
-      body: html`<h1>${project.name}</h1><p>One click to confirm your email and take your place on the waitlist.</p>
-<form method="post" action="/w/${project.slug}/confirm"><input type="hidden" name="token" value="${token}">
-<button type="submit">Confirm my email</button></form>`,
+  /** GET of a token link only asks (a link scanner must not act): a form posts the token back to the same path. */
+  const askFirst = (action: 'confirm' | 'leave', title: string, question: string, button: string) =>
+    app.get(`/w/:slug/${action}`, async (req, res) => {
+      const project = await open(req, res);
+      if (!project) return;
+      const token = first(req.query?.token);
+      sendPage(res, {
+        title: `${project.name}: ${title}`,
+        body: html`<h1>${project.name}</h1><p>${question}</p>
+<form method="post" action="/w/${project.slug}/${action}"><input type="hidden" name="token" value="${token}">
+<button type="submit">${button}</button></form>`,
+      });
     });
-  });
+
+  askFirst('confirm', 'confirm your email', 'One click to confirm your email and take your place on the waitlist.', 'Confirm my email');
 
   app.post('/w/:slug/confirm', async (req, res) => {
     const project = await open(req, res);
@@ -119,17 +123,12 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
     }
   });
 
-  app.get('/w/:slug/leave', async (req, res) => {
-    const project = await open(req, res);
-    if (!project) return;
-    const token = first(req.query?.token);
-    sendPage(res, {
-      title: `${project.name}: leave the waitlist`,
-      body: html`<h1>${project.name}</h1><p>Leave the waitlist? Your email, name and everything else we stored about you will be erased. This cannot be undone.</p>
-<form method="post" action="/w/${project.slug}/leave"><input type="hidden" name="token" value="${token}">
-<button type="submit">Leave and erase my data</button></form>`,
-    });
-  });
+  askFirst(
+    'leave',
+    'leave the waitlist',
+    'Leave the waitlist? Your email, name and everything else we stored about you will be erased. This cannot be undone.',
+    'Leave and erase my data',
+  );
 
   app.post('/w/:slug/leave', async (req, res) => {
     const project = await open(req, res);

@@ -7,6 +7,7 @@
 //   POST /v1/waitlist/:slug/invites/redeem {code} redeemInvite        (secret key)
 //   GET  /v1/waitlist/:slug/invites/:code         checkInvite         (secret key)
 // Token routes are rate limited per IP and project like joins (a separate counter).
+import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { z } from 'zod';
 import { redeemBody, tokenBody } from '../../contract/lifecycle.js';
@@ -32,10 +33,13 @@ const PREFLIGHT = {
 export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   const { store } = deps;
   const limiter = selfLimiter(deps);
-  const liveProject = async (slug: string) => {
-    const p = await projectForJoin(store, slug);
-    if (!p) throw notFoundProject();
-    return p;
+  /** The start of every token route: CORS for any origin, the slug's live project (else 404), the rate limit. */
+  const tokenRoute = async (req: Req, res: ServerResponse) => {
+    setHeaders(res, PUBLIC_CORS);
+    const project = await projectForJoin(store, req.params.slug!);
+    if (!project) throw notFoundProject();
+    await limitSelf(limiter, deps, req, res, project.id);
+    return project;
   };
 
   for (const path of ['status', 'confirm', 'leave', 'leaderboard']) {
@@ -47,27 +51,21 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   }
 
   app.get('/v1/waitlist/:slug/status', async (req, res) => {
-    setHeaders(res, PUBLIC_CORS);
-    const project = await liveProject(req.params.slug!);
-    await limitSelf(limiter, deps, req, res, project.id);
+    const project = await tokenRoute(req, res);
     const { token } = parseQuery(req, tokenQuery);
     const row = await lc.entryByStatusToken(store, project, token);
     send(res, 200, 'Your place on the waitlist', await lc.publicView(store, project, row, baseUrl(deps, req)));
   });
 
   app.post('/v1/waitlist/:slug/confirm', async (req, res) => {
-    setHeaders(res, PUBLIC_CORS);
-    const project = await liveProject(req.params.slug!);
-    await limitSelf(limiter, deps, req, res, project.id);
+    const project = await tokenRoute(req, res);
     const { token } = await readJson(req, tokenBody);
     const row = await lc.confirmEntry(store, project, token);
     send(res, 200, 'Your email is confirmed', await lc.publicView(store, project, row, baseUrl(deps, req)));
   });
 
   app.post('/v1/waitlist/:slug/leave', async (req, res) => {
-    setHeaders(res, PUBLIC_CORS);
-    const project = await liveProject(req.params.slug!);
-    await limitSelf(limiter, deps, req, res, project.id);
+    const project = await tokenRoute(req, res);
     const { token } = await readJson(req, tokenBody);
     send(res, 200, 'You have left the waitlist; your data is erased', await lc.leave(store, project, token));
   });

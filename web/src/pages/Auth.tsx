@@ -1,7 +1,7 @@
 // Log in, or sign up (the first account bootstraps the server; later ones need --open-signup).
 import { useState } from 'preact/hooks';
 import { api, type User } from '../api.js';
-import { ErrorMsg } from '../ui.js';
+import { attempt, ErrorMsg } from '../ui.js';
 
 export function AuthPage({
   mode,
@@ -19,20 +19,18 @@ export function AuthPage({
   const [error, setError] = useState<unknown>(null);
   const signup = mode === 'signup';
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const user = signup
-        ? await api.signup({ email, password, ...(name.trim() ? { name: name.trim() } : {}) })
-        : await api.login({ email, password });
-      onSignedIn(user);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void attempt(
+      setError,
+      async () => {
+        const user = signup
+          ? await api.signup({ email, password, ...(name.trim() ? { name: name.trim() } : {}) })
+          : await api.login({ email, password });
+        onSignedIn(user);
+      },
+      setBusy,
+    );
   };
 
   return (

@@ -10,7 +10,7 @@ import {
 } from '../../../src/contract/events.js';
 import type { Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
-import { ErrorMsg, fmtDate, Notice } from '../ui.js';
+import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Table } from '../ui.js';
 
 export function EmailsTab({ project }: { project: Project }) {
   const pid = project.projectId;
@@ -32,14 +32,7 @@ export function EmailsTab({ project }: { project: Project }) {
     setPreview(null);
   }, [templates, name]);
 
-  const run = async (fn: () => Promise<void>) => {
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const run = (fn: () => Promise<void>) => attempt(setError, fn);
   const doPreview = () => run(async () => setPreview(await client.previewTemplate(pid, { template: name, ...draft })));
   const save = (e: Event) => {
     e.preventDefault();
@@ -119,39 +112,23 @@ export function EmailsTab({ project }: { project: Project }) {
         </form>
       )}
       <h3>Email log</h3>
-      {log === null ? (
-        <p>Loading…</p>
-      ) : log.length === 0 ? (
-        <p class="muted">No emails yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Emails</caption>
-            <thead>
-              <tr>
-                <th scope="col">To</th>
-                <th scope="col">Template</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last error</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.map((m) => (
-                <tr key={m.emailId}>
-                  <td data-label="To">{m.to}</td>
-                  <td data-label="Template">{m.template}</td>
-                  <td data-label="Status">{m.status}</td>
-                  <td data-label="Attempts">{m.attempts}</td>
-                  <td data-label="Last error">{m.lastError ?? ''}</td>
-                  <td data-label="Created">{fmtDate(m.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Loaded items={log} empty="No emails yet.">
+        {(rows) => (
+          <Table
+            caption="Emails"
+            rows={rows}
+            rowKey={(m) => m.emailId}
+            columns={[
+              { label: 'To', cell: (m) => m.to },
+              { label: 'Template', cell: (m) => m.template },
+              { label: 'Status', cell: (m) => m.status },
+              { label: 'Attempts', cell: (m) => m.attempts },
+              { label: 'Last error', cell: (m) => m.lastError ?? '' },
+              { label: 'Created', cell: (m) => fmtDate(m.createdAt) },
+            ]}
+          />
+        )}
+      </Loaded>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 // Subscribers of a project: debounced search, pages and page size, edit name, delete, export downloads.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Entry, type Page, type Project } from '../api.js';
-import { ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Notice } from '../ui.js';
+import { ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Loaded, Notice, Pager, Table } from '../ui.js';
 
 const SIZES = [10, 20, 50, 100];
 
@@ -83,71 +83,40 @@ export function EntriesTab({ project }: { project: Project }) {
       </div>
       <ErrorMsg error={error} />
       <Notice text={notice} />
-      {data === null ? (
-        <p>Loading…</p>
-      ) : data.items.length === 0 ? (
-        <p class="muted">
-          {query ? `No entry matches “${query}”.` : 'No one has joined yet. The Install tab shows how to add a join form to your site.'}
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table class="entries">
-            <caption class="sr-only">Waitlist entries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Source</th>
-                <th scope="col">Country</th>
-                <th scope="col" class="joined">
-                  Joined
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Position</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((e) => (
-                <tr key={e.entryId}>
-                  <td data-label="Email" class="email">
-                    {e.email}
-                  </td>
-                  <td data-label="Name">
-                    <InlineRename label={`Name of ${e.email}`} value={e.name ?? ''} allowEmpty onSave={(n) => rename(e, n)} />
-                  </td>
-                  <td data-label="Source">{e.source}</td>
-                  <td data-label="Country">{e.country ?? '—'}</td>
-                  <td data-label="Joined" class="joined">
-                    {fmtDate(e.createdAt)}
-                  </td>
-                  <td data-label="Status">{e.status}</td>
-                  <td data-label="Position">{e.position ?? '—'}</td>
-                  <td>
-                    <button type="button" class="danger small" onClick={() => setDeleting(e)} aria-label={`Delete ${e.email}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {data && data.total > 0 ? (
-        <nav class="row pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span aria-live="polite">
-            {from}–{to} of {data.total} · page {data.page} of {data.totalPages}
-          </span>
-          <button type="button" disabled={page >= data.totalPages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
+      <Loaded
+        items={data && data.items}
+        empty={query ? `No entry matches “${query}”.` : 'No one has joined yet. The Install tab shows how to add a join form to your site.'}
+      >
+        {(rows) => (
+          <Table
+            class="entries"
+            caption="Waitlist entries, newest first"
+            rows={rows}
+            rowKey={(e) => e.entryId}
+            columns={[
+              { label: 'Email', class: 'email', cell: (e) => e.email },
+              {
+                label: 'Name',
+                cell: (e) => <InlineRename label={`Name of ${e.email}`} value={e.name ?? ''} allowEmpty onSave={(n) => rename(e, n)} />,
+              },
+              { label: 'Source', cell: (e) => e.source },
+              { label: 'Country', cell: (e) => e.country ?? '—' },
+              { label: 'Joined', class: 'joined', cell: (e) => fmtDate(e.createdAt) },
+              { label: 'Status', cell: (e) => e.status },
+              { label: 'Position', cell: (e) => e.position ?? '—' },
+            ]}
+            actions={(e) => (
+              <button type="button" class="danger small" onClick={() => setDeleting(e)} aria-label={`Delete ${e.email}`}>
+                Delete
+              </button>
+            )}
+          />
+        )}
+      </Loaded>
+      {data ? (
+        <Pager label="Pages" page={page} totalPages={data.totalPages} total={data.total} onPage={setPage}>
+          {from}–{to} of {data.total} · page {data.page} of {data.totalPages}
+        </Pager>
       ) : null}
       {deleting ? (
         <ConfirmDialog

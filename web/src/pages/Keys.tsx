@@ -1,7 +1,7 @@
 // API keys of a project: create (the full key is shown once), list with prefix and last use, rename, revoke.
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiKey, type CreatedApiKey, type Project } from '../api.js';
-import { ConfirmDialog, CopyField, ErrorMsg, fmtDate, InlineRename, Notice } from '../ui.js';
+import { attempt, ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Loaded, Notice, ShownOnce, Table } from '../ui.js';
 
 /** Keys created in this tab since it was opened (memory only), so the Install snippets can use one. */
 export const recentKeys = new Map<string, string>();
@@ -19,18 +19,15 @@ export function KeysTab({ project }: { project: Project }) {
   const load = () => api.listKeys(pid, { limit: 100 }).then((p) => setKeys(p.items), setError);
   useEffect(() => void load(), [pid]);
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    try {
+    void attempt(setError, async () => {
       const k = await api.createKey(pid, { name: name.trim(), kind });
       setCreated(k);
       recentKeys.set(pid, k.key);
       setName('');
       await load();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
 
   const rename = async (k: ApiKey, n: string) => {
@@ -47,17 +44,16 @@ export function KeysTab({ project }: { project: Project }) {
         stored in readable form.
       </p>
       {created ? (
-        <section class="card warn" aria-labelledby="new-key-title">
-          <h3 id="new-key-title">New key “{created.name}”</h3>
-          <p>
-            <strong>Copy it now: this is the only time the full key is shown.</strong> The server keeps only a hash; if you lose it, create
-            another key and revoke this one.
-          </p>
-          <CopyField label="Full API key" value={created.key} />
-          <button type="button" onClick={() => setCreated(null)}>
-            I have saved it
-          </button>
-        </section>
+        <ShownOnce
+          id="new-key-title"
+          title={`New key “${created.name}”`}
+          label="Full API key"
+          value={created.key}
+          onDone={() => setCreated(null)}
+        >
+          <strong>Copy it now: this is the only time the full key is shown.</strong> The server keeps only a hash; if you lose it, create
+          another key and revoke this one.
+        </ShownOnce>
       ) : null}
       <form class="row wrap card" onSubmit={create}>
         <div class="field grow">
@@ -84,47 +80,26 @@ export function KeysTab({ project }: { project: Project }) {
       </form>
       <ErrorMsg error={error} />
       <Notice text={notice} />
-      {keys === null ? (
-        <p>Loading…</p>
-      ) : keys.length === 0 ? (
-        <p class="muted">No keys yet. Create one to accept joins.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.keyId}>
-                  <td data-label="Name">
-                    <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} />
-                  </td>
-                  <td data-label="Prefix">
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td data-label="Created">{fmtDate(k.createdAt)}</td>
-                  <td data-label="Last used">{fmtDate(k.lastUsedAt)}</td>
-                  <td>
-                    <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Loaded items={keys} empty="No keys yet. Create one to accept joins.">
+        {(rows) => (
+          <Table
+            caption="API keys"
+            rows={rows}
+            rowKey={(k) => k.keyId}
+            columns={[
+              { label: 'Name', cell: (k) => <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} /> },
+              { label: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
+              { label: 'Created', cell: (k) => fmtDate(k.createdAt) },
+              { label: 'Last used', cell: (k) => fmtDate(k.lastUsedAt) },
+            ]}
+            actions={(k) => (
+              <button type="button" class="danger small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                Revoke
+              </button>
+            )}
+          />
+        )}
+      </Loaded>
       {revoking ? (
         <ConfirmDialog
           title={`Revoke “${revoking.name}”?`}

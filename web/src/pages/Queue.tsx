@@ -6,7 +6,7 @@ import type { EntryStatusName, InvitedEntry, InvitePreview, LeaderboardEntry } f
 import type { ProjectSettings } from '../../../src/contract/schemas.js';
 import { WaitlistClient } from '../../../src/client/index.js';
 import type { Entry, Page, Project } from '../api.js';
-import { ErrorMsg, fmtDate, Notice } from '../ui.js';
+import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Pager, Table } from '../ui.js';
 
 const client = new WaitlistClient({ server: location.origin });
 const STATUSES: EntryStatusName[] = ['waiting', 'pending', 'invited', 'accepted'];
@@ -40,53 +40,28 @@ export function QueueTab({ project }: { project: Project }) {
         </div>
       </div>
       <ErrorMsg error={error} />
-      {data === null ? (
-        <p>Loading…</p>
-      ) : data.items.length === 0 ? (
-        <p class="muted">No {status} entries.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="entries queue">
-            <caption class="sr-only">{status === 'waiting' ? 'Waiting entries in queue order' : `${status} entries, newest first`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Position</th>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Referrals</th>
-                <th scope="col">Joined</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((e) => (
-                <tr key={e.entryId}>
-                  <td data-label="Position">{e.position ?? '—'}</td>
-                  <td data-label="Email" class="email">
-                    {e.email}
-                  </td>
-                  <td data-label="Name">{e.name ?? '—'}</td>
-                  <td data-label="Status">{e.status}</td>
-                  <td data-label="Referrals">{e.referrals}</td>
-                  <td data-label="Joined">{fmtDate(e.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {data && data.total > 0 ? (
-        <nav class="row pager" aria-label="Queue pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span aria-live="polite">
-            {data.total} {status} · page {data.page} of {data.totalPages}
-          </span>
-          <button type="button" disabled={page >= data.totalPages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
+      <Loaded items={data && data.items} empty={`No ${status} entries.`}>
+        {(rows) => (
+          <Table
+            class="entries queue"
+            caption={status === 'waiting' ? 'Waiting entries in queue order' : `${status} entries, newest first`}
+            rows={rows}
+            rowKey={(e) => e.entryId}
+            columns={[
+              { label: 'Position', cell: (e) => e.position ?? '—' },
+              { label: 'Email', class: 'email', cell: (e) => e.email },
+              { label: 'Name', cell: (e) => e.name ?? '—' },
+              { label: 'Status', cell: (e) => e.status },
+              { label: 'Referrals', cell: (e) => e.referrals },
+              { label: 'Joined', cell: (e) => fmtDate(e.createdAt) },
+            ]}
+          />
+        )}
+      </Loaded>
+      {data ? (
+        <Pager label="Queue pages" page={page} totalPages={data.totalPages} total={data.total} onPage={setPage}>
+          {data.total} {status} · page {data.page} of {data.totalPages}
+        </Pager>
       ) : null}
       <InviteNext pid={pid} onInvited={() => setVersion((v) => v + 1)} />
       <Leaderboard pid={pid} version={version} />
@@ -101,23 +76,20 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
   const [invited, setInvited] = useState<InvitedEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const run = async (dryRun: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await client.inviteEntries(pid, { count, dryRun });
-      if ('dryRun' in r) setPreview(r.invited);
-      else {
-        setInvited(r.invited);
-        setPreview(null);
-        onInvited();
-      }
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const run = (dryRun: boolean) =>
+    attempt(
+      setError,
+      async () => {
+        const r = await client.inviteEntries(pid, { count, dryRun });
+        if ('dryRun' in r) setPreview(r.invited);
+        else {
+          setInvited(r.invited);
+          setPreview(null);
+          onInvited();
+        }
+      },
+      setBusy,
+    );
   return (
     <div class="card">
       <h3>Invite the next people</h3>

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Delivery, Webhook, WebhookCreated } from '../../../src/contract/events.js';
 import type { Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
-import { ConfirmDialog, CopyField, ErrorMsg, fmtDate, Notice } from '../ui.js';
+import { attempt, ConfirmDialog, ErrorMsg, fmtDate, Loaded, Notice, ShownOnce, Table } from '../ui.js';
 
 export function WebhooksTab({ project }: { project: Project }) {
   const pid = project.projectId;
@@ -20,14 +20,7 @@ export function WebhooksTab({ project }: { project: Project }) {
   const load = () => client.listWebhooks(pid, { limit: 100 }).then((p) => setHooks(p.items), setError);
   useEffect(() => void load(), [pid]);
 
-  const act = async (fn: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const act = (fn: () => Promise<unknown>) => attempt(setError, fn);
   const create = (e: Event) => {
     e.preventDefault();
     void act(async () => {
@@ -60,17 +53,16 @@ export function WebhooksTab({ project }: { project: Project }) {
         until your endpoint answers 2xx.
       </p>
       {created ? (
-        <section class="card warn" aria-labelledby="new-hook-title">
-          <h3 id="new-hook-title">Webhook created</h3>
-          <p>
-            <strong>Copy the signing secret now: this is the only time it is shown.</strong> Use it to verify the{' '}
-            <code>webhook-signature</code> header.
-          </p>
-          <CopyField label="Signing secret" value={created.secret} />
-          <button type="button" onClick={() => setCreated(null)}>
-            I have saved it
-          </button>
-        </section>
+        <ShownOnce
+          id="new-hook-title"
+          title="Webhook created"
+          label="Signing secret"
+          value={created.secret}
+          onDone={() => setCreated(null)}
+        >
+          <strong>Copy the signing secret now: this is the only time it is shown.</strong> Use it to verify the{' '}
+          <code>webhook-signature</code> header.
+        </ShownOnce>
       ) : null}
       <form class="row wrap card" onSubmit={create}>
         <div class="field grow">
@@ -91,42 +83,40 @@ export function WebhooksTab({ project }: { project: Project }) {
       </form>
       <ErrorMsg error={error} />
       <Notice text={notice} />
-      {hooks === null ? (
-        <p>Loading…</p>
-      ) : hooks.length === 0 ? (
-        <p class="muted">No webhooks yet.</p>
-      ) : (
-        hooks.map((w) => (
-          <div class="card" key={w.webhookId}>
-            <p>
-              <code>{w.url}</code> {w.enabled ? null : <span class="muted">(disabled)</span>}
-            </p>
-            <p class="muted">
-              {w.events.join(', ')} · created {fmtDate(w.createdAt)}
-            </p>
-            <div class="row wrap">
-              <button
-                type="button"
-                class="small"
-                onClick={() => setOpen(open === w.webhookId ? null : w.webhookId)}
-                aria-expanded={open === w.webhookId}
-              >
-                Deliveries
-              </button>
-              <button type="button" class="small" onClick={() => void test(w)} disabled={!w.enabled}>
-                Send test ping
-              </button>
-              <button type="button" class="small" onClick={() => void toggle(w)}>
-                {w.enabled ? 'Disable' : 'Enable'}
-              </button>
-              <button type="button" class="small danger" onClick={() => setDeleting(w)} aria-label={`Delete webhook ${w.url}`}>
-                Delete
-              </button>
+      <Loaded items={hooks} empty="No webhooks yet.">
+        {(list) =>
+          list.map((w) => (
+            <div class="card" key={w.webhookId}>
+              <p>
+                <code>{w.url}</code> {w.enabled ? null : <span class="muted">(disabled)</span>}
+              </p>
+              <p class="muted">
+                {w.events.join(', ')} · created {fmtDate(w.createdAt)}
+              </p>
+              <div class="row wrap">
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => setOpen(open === w.webhookId ? null : w.webhookId)}
+                  aria-expanded={open === w.webhookId}
+                >
+                  Deliveries
+                </button>
+                <button type="button" class="small" onClick={() => void test(w)} disabled={!w.enabled}>
+                  Send test ping
+                </button>
+                <button type="button" class="small" onClick={() => void toggle(w)}>
+                  {w.enabled ? 'Disable' : 'Enable'}
+                </button>
+                <button type="button" class="small danger" onClick={() => setDeleting(w)} aria-label={`Delete webhook ${w.url}`}>
+                  Delete
+                </button>
+              </div>
+              {open === w.webhookId ? <Deliveries pid={pid} hook={w} onError={setError} /> : null}
             </div>
-            {open === w.webhookId ? <Deliveries pid={pid} hook={w} onError={setError} /> : null}
-          </div>
-        ))
-      )}
+          ))
+        }
+      </Loaded>
       {deleting ? (
         <ConfirmDialog
           title="Delete this webhook?"
@@ -160,45 +150,36 @@ function Deliveries({ pid, hook, onError }: { pid: string; hook: Webhook; onErro
       onError(err);
     }
   };
-  if (items === null) return <p>Loading…</p>;
-  if (!items.length) return <p class="muted">No deliveries yet.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="sr-only">Deliveries of {hook.url}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((d) => (
-            <tr key={d.deliveryId} data-status={d.status}>
-              <td data-label="Event">
-                {d.type} <code class="muted">{d.eventId}</code>
-              </td>
-              <td data-label="Status">{d.status}</td>
-              <td data-label="Attempts">{d.attempts}</td>
-              <td data-label="Last answer">{d.lastError ?? (d.lastStatusCode === null ? '' : `HTTP ${d.lastStatusCode}`)}</td>
-              <td data-label="Next attempt">{d.nextAttemptAt ? fmtDate(d.nextAttemptAt) : ''}</td>
-              <td data-label="Created">{fmtDate(d.createdAt)}</td>
-              <td>
-                <button type="button" class="small" onClick={() => void retry(d)} aria-label={`Retry delivery ${d.deliveryId}`}>
-                  Retry
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Loaded items={items} empty="No deliveries yet.">
+      {(rows) => (
+        <Table
+          caption={`Deliveries of ${hook.url}`}
+          rows={rows}
+          rowKey={(d) => d.deliveryId}
+          rowAttrs={(d) => ({ 'data-status': d.status })}
+          columns={[
+            {
+              label: 'Event',
+              cell: (d) => (
+                <>
+                  {d.type} <code class="muted">{d.eventId}</code>
+                </>
+              ),
+            },
+            { label: 'Status', cell: (d) => d.status },
+            { label: 'Attempts', cell: (d) => d.attempts },
+            { label: 'Last answer', cell: (d) => d.lastError ?? (d.lastStatusCode === null ? '' : `HTTP ${d.lastStatusCode}`) },
+            { label: 'Next attempt', cell: (d) => (d.nextAttemptAt ? fmtDate(d.nextAttemptAt) : '') },
+            { label: 'Created', cell: (d) => fmtDate(d.createdAt) },
+          ]}
+          actions={(d) => (
+            <button type="button" class="small" onClick={() => void retry(d)} aria-label={`Retry delivery ${d.deliveryId}`}>
+              Retry
+            </button>
+          )}
+        />
+      )}
+    </Loaded>
   );
 }
