@@ -18,28 +18,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const entry = (id: string, email: string, projectId = 'prj_1'): EntryRow =>
   entryRow(projectId, { id, email, emailNorm: email, name: `Name ${email}`, source: 's', createdAt: 1, updatedAt: 1 });
 
-const USER = { id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 };
-const project = (id: string) => ({
-  id,
-  userId: 'usr_1',
-  name: id,
-  slug: `slug-${id.slice(4)}x`,
-  createdAt: 1,
-  updatedAt: 1,
-  deletedAt: null,
-  allowedOrigins: null,
-  blockDisposable: false,
-  honeypotField: null,
-  settings: '{}',
-});
+const USER = user({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', createdAt: 1, updatedAt: 1 });
+/** A project of usr_1 (the conformance suite's builder) with a slug derived from its id. */
+const projectOf = (id: string) => project('usr_1', { id, name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1 });
 
 describe('SQLite search state', () => {
   it('keeps counts, search rows and the rowid-order flag in step with entries', async () => {
     const file = join(dir, 'state.db');
     const store = openSqliteStore(file);
-    await store.insertUser(user({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', createdAt: 1, updatedAt: 1 }));
+    await store.insertUser(USER);
     for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject(project('usr_1', { id, name: id, slug: `slug-${id.slice(4)}x`, createdAt: 1, updatedAt: 1 }));
+      await store.insertProject(projectOf(id));
     }
     const peek = new Database(file, { readonly: true });
     const state = () => ({
@@ -78,7 +67,7 @@ describe('SQLite search state', () => {
     const file = join(dir, 'projects.db');
     const store = openSqliteStore(file);
     await store.insertUser(USER);
-    for (const id of ['prj_a', 'prj_b', 'prj_c']) await store.insertProject(project(id));
+    for (const id of ['prj_a', 'prj_b', 'prj_c']) await store.insertProject(projectOf(id));
     // Interleaved inserts: the projects' rowids alternate, as with concurrent joins.
     for (let i = 0; i < 30; i++) {
       await store.insertEntry(entry(`ent_a${String(i).padStart(2, '0')}`, `john${i}@a.io`, 'prj_a'), 'key_x');
@@ -104,7 +93,7 @@ describe('SQLite search state', () => {
     expect((await search('prj_a', 'zoë unique')).rows.map((r) => r.id)).toEqual(['ent_a05']);
     expect((await search('prj_b', 'zoë unique')).total).toBe(0);
     // A project created after the migration gets its own range too.
-    await store.insertProject(project('prj_d'));
+    await store.insertProject(projectOf('prj_d'));
     await store.insertEntry(entry('ent_d01', 'john@d.io', 'prj_d'), 'key_x');
     expect((await search('prj_d', 'john')).rows.map((r) => r.id)).toEqual(['ent_d01']);
     expect((await search('prj_a', 'john')).total).toBe(30);
@@ -155,29 +144,8 @@ describe('SQLite search state', () => {
   it('bulk import keeps search, counts, queue buckets and the order flag exact per batch, and rolls back whole', async () => {
     const file = join(dir, 'import.db');
     const store = openSqliteStore(file);
-    await store.insertUser({
-      id: 'usr_1',
-      email: 'o@x.io',
-      emailNorm: 'o@x.io',
-      name: null,
-      passwordHash: 'h',
-      createdAt: 1,
-      updatedAt: 1,
-    });
-    for (const id of ['prj_1', 'prj_2'])
-      await store.insertProject({
-        id,
-        userId: 'usr_1',
-        name: id,
-        slug: `imp-${id.slice(4)}x`,
-        createdAt: 1,
-        updatedAt: 1,
-        deletedAt: null,
-        allowedOrigins: null,
-        blockDisposable: false,
-        honeypotField: null,
-        settings: '{}',
-      });
+    await store.insertUser(USER);
+    for (const id of ['prj_1', 'prj_2']) await store.insertProject(projectOf(id));
     const peek = new Database(file, { readonly: true });
     const q = (sql: string) => peek.prepare(sql).raw().all();
     // Every derived table against a recount from `entries` (what the per-row triggers would have kept).
