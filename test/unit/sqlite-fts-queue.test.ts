@@ -78,7 +78,9 @@ describe('SQLite search index fed after commit', () => {
     /** Ids the FTS index alone answers for a phrase (no queue): what was really indexed. */
     const indexed = (q: string) =>
       peek
-        .prepare(`SELECT e.id FROM entries_fts f JOIN entries e ON e.rowid = (f.rowid & 1099511627775) WHERE entries_fts MATCH ? ORDER BY e.id`)
+        .prepare(
+          `SELECT e.id FROM entries_fts f JOIN entries e ON e.rowid = (f.rowid & 1099511627775) WHERE entries_fts MATCH ? ORDER BY e.id`,
+        )
         .pluck()
         .all(`"${q}"`);
     const search = async (q: string) => (await store.listEntries('prj_1', { offset: 0, limit: 10 }, q)).rows.map((r) => r.id);
