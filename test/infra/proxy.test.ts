@@ -332,7 +332,10 @@ http {
       }
     };
     const workers = Array.from({ length: 4 }, worker);
-    await new Promise((r) => setTimeout(r, 400));
+    // Kill only once both instances have answered joins (on a busy machine that can take a while).
+    const both = () => new Set(outcomes.map((o) => o.by)).size === 2;
+    for (let waited = 0; waited < 30_000 && (waited < 400 || !both()); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 150));
     a.proc.kill('SIGKILL');
     await a.proc;
     const killedAt = Date.now();
