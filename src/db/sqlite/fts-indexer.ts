@@ -54,10 +54,11 @@ export class FtsIndexer {
   /** Schedules a run (joins call this after each commit). */
   soon(delay = DELAY_MS): void {
     if (this.timer || this.closed) return;
+    // unref: a queue never keeps a process (e.g. a CLI command) alive; what is left is indexed later.
     this.timer = setTimeout(() => {
       this.timer = null;
       this.indexNow();
-    }, delay);
+    }, delay).unref();
   }
 
   /** Indexes one run's worth of queued entries now; schedules the next run if more are queued. */
