@@ -1,14 +1,28 @@
 // One imported record → an entry row, or the reason it cannot be one.
+import { randomFillSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import { joinBody, LIMITS, metadataSchema } from '../../contract/schemas.js';
 import type { FieldDefinition } from '../../contract/settings-surface.js';
 import type { EntryRow } from '../../db/store.js';
 import { checkFields } from '../fields.js';
 import { newId } from '../ids.js';
-import { newReferralCode } from '../lifecycle.js';
 import { normEmail } from '../users.js';
 import type { Target } from './columns.js';
 import { parseDate, type SlashOrder } from './dates.js';
+
+// Referral codes as newReferralCode makes them (9 CSPRNG bytes, base64url), cut from a pool filled
+// 4,096 codes at a time: one randomBytes call per row was 7 % of a 100k-row import's CPU.
+const CODE_BYTES = 9;
+const pool = Buffer.alloc(CODE_BYTES * 4096);
+let used = pool.length;
+function referralCode(): string {
+  if (used === pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += CODE_BYTES;
+  return pool.toString('base64url', used - CODE_BYTES, used);
+}
 
 export const IMPORT_SOURCE = 'import';
 export const STATUSES = ['pending', 'waiting', 'invited', 'accepted'] as const;
@@ -133,7 +147,7 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
       status,
       ordinal: 0,
       k: 0,
-      referralCode: newReferralCode(),
+      referralCode: referralCode(),
       referredBy: null,
       referrals: 0,
       statusTokenHash: null,
