@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { createPgDatabase } from '../helpers/pg.js';
+import pg from 'pg';
 
 const baseUrl = process.env.TEST_DATABASE_URL;
 if (!baseUrl) console.warn('[waitlist] multi-instance PostgreSQL tests skipped: TEST_DATABASE_URL is not set');
@@ -10,10 +11,12 @@ if (!baseUrl) console.warn('[waitlist] multi-instance PostgreSQL tests skipped: 
 describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => {
   let a: TestServer;
   let b: TestServer;
+  let dbUrl: string;
   const env = { WAITLIST_JOIN_LIMIT: '50', WAITLIST_JOIN_WINDOW: '60', WAITLIST_RATE_LIMIT: 'on' };
 
   beforeAll(async () => {
     const url = await createPgDatabase(baseUrl!);
+    dbUrl = url;
     const reuse = { dbFile: '/nonexistent', dbEnv: { DATABASE_URL: url } };
     // Both start at once on a fresh database: the migration lock must serialise them.
     [a, b] = await Promise.all([
@@ -32,6 +35,22 @@ describe.skipIf(!baseUrl)('several instances on one PostgreSQL database', () => 
     expect((await owner.del(`/api/project/${projectId}/apikey/${keyId}`)).status).toBe(200);
     const after = await postJoin(b.url, slug, key, { email: uniqueEmail('late') });
     expect(after.status).toBe(401);
+  });
+
+  it('a project restored or given new join settings through A is seen by B at its very next join', async () => {
+    // B caches the slug and key lookups (src/db/pg/catalog-cache.ts): every change must reach it at once.
+    const owner = await signedUp(a.url, uniqueEmail('catalog'));
+    const { projectId, slug, key } = await projectWithKey(owner);
+    expect((await postJoin(b.url, slug, key, { email: 'first@mailinator.com' })).status).toBe(201);
+    expect((await owner.put(`/api/project/${projectId}/settings`, { blockDisposableEmails: true })).status).toBe(200);
+    expect((await postJoin(b.url, slug, key, { email: 'second@mailinator.com' })).status).toBe(400);
+    expect((await owner.del(`/api/project/${projectId}`)).status).toBe(200);
+    expect((await postJoin(b.url, slug, key, { email: uniqueEmail() })).status).toBe(404);
+    // `waitlist admin project restore` is another process writing the row: the same path as SQL here.
+    const sql = new pg.Client({ connectionString: dbUrl });
+    await sql.connect();
+    await sql.query('UPDATE projects SET deleted_at = NULL WHERE id = $1', [projectId]).finally(() => sql.end());
+    expect((await postJoin(b.url, slug, key, { email: uniqueEmail() })).status).toBe(201);
   });
 
   it('40 concurrent identical joins split over both instances give exactly one 201', async () => {

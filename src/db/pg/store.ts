@@ -2,7 +2,7 @@
 // database. Everything that must hold across instances lives in the database: unique indexes settle
 // duplicate joins, sessions and key revocation are read on every request.
 import { fold } from '../fold.js';
-import { and, asc, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
@@ -419,7 +419,7 @@ class PgStore implements Store {
   }
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
     const where = this.entryFilter(projectId, search);
-    if (search) return this.paged(s.entries, where, desc(s.entries.id), page);
+    if (search) return this.searchPage(where, page);
     const total = await this.liveCount(projectId);
     if (page.offset >= total) return { rows: [], total };
     // A deep page walks the (project_id, id) index from whichever end is nearer.
@@ -431,6 +431,24 @@ class PgStore implements Store {
     const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
     return { rows: rows.reverse(), total };
   }
+  /**
+   * A search page and its exact total from one pass over the matches: the trigram indexes give the
+   * candidates, one bitmap heap scan checks them and keeps their ids (the count needs that visit
+   * anyway), and only the page's rows are read again. Without this the page query walked the id index
+   * newest-first through every entry when a needle is rare (one match at 1M: the whole table).
+   */
+  private async searchPage(where: SQL, page: PageArgs): Promise<Counted<EntryRow>> {
+    const m = await this.db.execute<{ n: string; ids: string[] | null }>(sql`
+      WITH m AS MATERIALIZED (SELECT ${s.entries.id} AS id FROM ${s.entries} WHERE ${where})
+      SELECT (SELECT count(*) FROM m) AS n,
+        (SELECT array_agg(id ORDER BY id DESC) FROM (SELECT id FROM m ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p) AS ids`);
+    const total = Number(m.rows[0]?.n ?? 0);
+    const ids = m.rows[0]?.ids ?? [];
+    if (!ids.length) return { rows: [], total };
+    const rows = await this.db.select().from(s.entries).where(inArray(s.entries.id, ids)).orderBy(desc(s.entries.id));
+    return { rows, total };
+  }
+
   /** Live entries of a project, from the trigger-kept counters (migrations/pg/0002_entry_counts.sql). */
   private async liveCount(projectId: string): Promise<number> {
     const r = await this.db
