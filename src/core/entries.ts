@@ -3,7 +3,7 @@ import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
-import { positionAtInsert, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
+import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { sha256 } from './crypto.js';
 import { newReferralCode, newSecret } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
@@ -59,20 +59,12 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     deletedAt: null,
     fields,
     status: settings.doubleOptIn ? 'pending' : 'waiting',
-    ordinal: 0, // given by the store inside the insert's transaction
-    k: 0,
+    ...UNTOUCHED_LIFECYCLE, // the ordinal is given by the store inside the insert's transaction
     referralCode: newReferralCode(),
     referredBy: referrerId ?? null,
-    referrals: 0,
     statusTokenHash: sha256(statusToken),
     confirmTokenHash: confirmToken ? sha256(confirmToken) : null,
     confirmSentAt: confirmToken ? now : null,
-    confirmResentAt: null,
-    confirmedAt: null,
-    invitedAt: null,
-    acceptedAt: null,
-    inviteCodeHash: null,
-    inviteExpiresAt: null,
   };
   // entry.created (with its status) is written in the join's group commit (never lost, never sent for
   // a duplicate); with double opt-in, so is the confirmation email.

@@ -101,6 +101,27 @@ export interface EntryRow {
   inviteExpiresAt: number | null;
 }
 
+/**
+ * The lifecycle columns of an entry before anything happened to it: no place yet (the store gives the
+ * ordinal, and k with it, inside the insert's transaction), no referrer, no tokens, no invite. Entry
+ * builders (join, import, tests) spread it and set what they know.
+ */
+export const UNTOUCHED_LIFECYCLE = {
+  ordinal: 0,
+  k: 0,
+  referredBy: null,
+  referrals: 0,
+  statusTokenHash: null,
+  confirmTokenHash: null,
+  confirmSentAt: null,
+  confirmResentAt: null,
+  confirmedAt: null,
+  invitedAt: null,
+  acceptedAt: null,
+  inviteCodeHash: null,
+  inviteExpiresAt: null,
+} as const satisfies Partial<EntryRow>;
+
 export type EntryStatus = 'pending' | 'waiting' | 'invited' | 'accepted';
 
 export interface PageArgs {

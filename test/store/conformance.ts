@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import type { EntryRow, KeyRow, ProjectRow, Store, UserRow } from '../../src/db/store.js';
+import { type EntryRow, type KeyRow, type ProjectRow, type Store, UNTOUCHED_LIFECYCLE, type UserRow } from '../../src/db/store.js';
 import type { Adapter } from './adapters.js';
 
 const DAY = 86_400_000;
@@ -65,20 +65,8 @@ export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow
     updatedAt: T0,
     deletedAt: null,
     status: 'waiting',
-    ordinal: 0, // given by the store
-    k: 0,
+    ...UNTOUCHED_LIFECYCLE, // the ordinal is given by the store
     referralCode: null,
-    referredBy: null,
-    referrals: 0,
-    statusTokenHash: null,
-    confirmTokenHash: null,
-    confirmSentAt: null,
-    confirmResentAt: null,
-    confirmedAt: null,
-    invitedAt: null,
-    acceptedAt: null,
-    inviteCodeHash: null,
-    inviteExpiresAt: null,
     ...over,
   };
 }

@@ -9,58 +9,19 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
 import type { EntryRow, Store } from '../../src/db/store.js';
+import { entry as entryRow, project, user } from '../store/conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-fts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const entry = (id: string, email: string, name: string | null): EntryRow => ({
-  id,
-  projectId: 'prj_1',
-  email,
-  emailNorm: email.toLowerCase(),
-  name,
-  source: 's',
-  metadata: '{}',
-  ip: null,
-  country: null,
-  userAgent: null,
-  createdAt: 1,
-  updatedAt: 1,
-  deletedAt: null,
-  fields: '{}',
-  status: 'waiting',
-  ordinal: 0,
-  k: 0,
-  referralCode: null,
-  referredBy: null,
-  referrals: 0,
-  statusTokenHash: null,
-  confirmTokenHash: null,
-  confirmSentAt: null,
-  confirmResentAt: null,
-  confirmedAt: null,
-  invitedAt: null,
-  acceptedAt: null,
-  inviteCodeHash: null,
-  inviteExpiresAt: null,
-});
+/** An entry of prj_1 (the conformance suite's builder), created at time 1. */
+const entry = (id: string, email: string, name: string | null): EntryRow =>
+  entryRow('prj_1', { id, email, emailNorm: email.toLowerCase(), name, source: 's', createdAt: 1, updatedAt: 1 });
 
 async function setUp(file: string): Promise<Store> {
   const store = openSqliteStore(file);
-  await store.insertUser({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 });
-  await store.insertProject({
-    id: 'prj_1',
-    userId: 'usr_1',
-    name: 'p',
-    slug: 'fts-queue',
-    createdAt: 1,
-    updatedAt: 1,
-    deletedAt: null,
-    allowedOrigins: null,
-    blockDisposable: false,
-    honeypotField: null,
-    settings: '{}',
-  });
+  await store.insertUser(user({ id: 'usr_1' }));
+  await store.insertProject(project('usr_1', { id: 'prj_1', name: 'p', slug: 'fts-queue' }));
   return store;
 }
 

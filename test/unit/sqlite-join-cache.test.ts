@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
+import { entry as entryRow, key as keyRow, project as projectRow, user } from '../store/conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,36 +16,12 @@ describe('SQLite key and project cache', () => {
     const file = join(dir, 'cache.db');
     const a = openSqliteStore(file); // the server answering joins
     const b = openSqliteStore(file); // another process: the CLI, a second server
-    await b.insertUser({ id: 'usr_1', email: 'o@x.io', emailNorm: 'o@x.io', name: null, passwordHash: 'h', createdAt: 1, updatedAt: 1 });
-    const project = {
-      id: 'prj_1',
-      userId: 'usr_1',
-      name: 'p',
-      slug: 'cached',
-      createdAt: 1,
-      updatedAt: 1,
-      deletedAt: null,
-      allowedOrigins: null,
-      blockDisposable: false,
-      honeypotField: null,
-      settings: '{}',
-    };
+    await b.insertUser(user({ id: 'usr_1' }));
+    const project = projectRow('usr_1', { id: 'prj_1', name: 'p', slug: 'cached' });
     expect(await a.projectBySlug('cached')).toBeUndefined(); // unknown: not cached
     await b.insertProject(project);
     expect((await a.projectBySlug('cached'))?.id).toBe('prj_1');
-    await b.insertKey({
-      id: 'key_1',
-      projectId: 'prj_1',
-      name: 'k',
-      lookup: 'wl_pk_lookup01',
-      prefix: 'wl_pk_',
-      secretHash: 'h',
-      createdAt: 1,
-      updatedAt: 1,
-      lastUsedAt: null,
-      revokedAt: null,
-      kind: 'publishable',
-    });
+    await b.insertKey(keyRow('prj_1', { id: 'key_1', name: 'k', lookup: 'wl_pk_lookup01', prefix: 'wl_pk_', kind: 'publishable' }));
     expect((await a.keyForAuth('wl_pk_lookup01'))?.revokedAt).toBeNull();
     expect((await a.keyForAuth('wl_pk_lookup01'))?.revokedAt).toBeNull(); // served from the cache
 
@@ -66,40 +43,7 @@ describe('SQLite key and project cache', () => {
     // last_used_at, written by every join batch, does not empty the cache (no version bump).
     const v = () => (a as unknown as { cachedVersion: number }).cachedVersion;
     const before = v();
-    await a.insertEntry(
-      {
-        id: 'ent_1',
-        projectId: 'prj_1',
-        email: 'e@x.io',
-        emailNorm: 'e@x.io',
-        name: null,
-        source: 's',
-        metadata: '{}',
-        ip: null,
-        country: null,
-        userAgent: null,
-        createdAt: 8,
-        updatedAt: 8,
-        deletedAt: null,
-        fields: '{}',
-        status: 'waiting',
-        ordinal: 0,
-        k: 0,
-        referralCode: null,
-        referredBy: null,
-        referrals: 0,
-        statusTokenHash: null,
-        confirmTokenHash: null,
-        confirmSentAt: null,
-        confirmResentAt: null,
-        confirmedAt: null,
-        invitedAt: null,
-        acceptedAt: null,
-        inviteCodeHash: null,
-        inviteExpiresAt: null,
-      },
-      'key_1',
-    );
+    await a.insertEntry(entryRow('prj_1', { id: 'ent_1', email: 'e@x.io', createdAt: 8, updatedAt: 8 }), 'key_1');
     await a.keyForAuth('wl_pk_lookup01');
     expect(v()).toBe(before);
     await a.close();

@@ -3,7 +3,7 @@ import { randomFillSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import { joinBody, LIMITS, metadataSchema } from '../../contract/schemas.js';
 import type { FieldDefinition } from '../../contract/settings-surface.js';
-import type { EntryRow } from '../../db/store.js';
+import { type EntryRow, UNTOUCHED_LIFECYCLE } from '../../db/store.js';
 import { checkFields } from '../fields.js';
 import { newId } from '../ids.js';
 import { normEmail } from '../users.js';
@@ -144,21 +144,12 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
       fields: JSON.stringify(values),
       // Lifecycle: a queue place is given by the store (ordinals in createdAt order); no status token
       // (imported people never got one), a fresh referral code.
+      ...UNTOUCHED_LIFECYCLE,
       status,
-      ordinal: 0,
-      k: 0,
       referralCode: referralCode(),
-      referredBy: null,
-      referrals: 0,
-      statusTokenHash: null,
-      confirmTokenHash: null,
-      confirmSentAt: null,
-      confirmResentAt: null,
       confirmedAt: status === 'pending' ? null : createdAt,
       invitedAt: status === 'invited' || status === 'accepted' ? createdAt : null,
       acceptedAt: status === 'accepted' ? createdAt : null,
-      inviteCodeHash: null,
-      inviteExpiresAt: null,
     },
   };
 }
