@@ -66,30 +66,8 @@ describe('SQLite search state', () => {
   it('keeps counts, search rows and the rowid-order flag in step with entries', async () => {
     const file = join(dir, 'state.db');
     const store = openSqliteStore(file);
-    await store.insertUser({
-      id: 'usr_1',
-      email: 'o@x.io',
-      emailNorm: 'o@x.io',
-      name: null,
-      passwordHash: 'h',
-      createdAt: 1,
-      updatedAt: 1,
-    });
-    for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject({
-        id,
-        userId: 'usr_1',
-        name: id,
-        slug: `slug-${id.slice(4)}x`,
-        createdAt: 1,
-        updatedAt: 1,
-        deletedAt: null,
-        allowedOrigins: null,
-        blockDisposable: false,
-        honeypotField: null,
-        settings: '{}',
-      });
-    }
+    await store.insertUser(USER);
+    for (const id of ['prj_1', 'prj_2']) await store.insertProject(project(id));
     const peek = new Database(file, { readonly: true });
     const state = () => ({
       counts: Object.fromEntries(peek.prepare('SELECT project_id, live FROM entry_counts').raw().all() as [string, number][]),
