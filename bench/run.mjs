@@ -4,6 +4,7 @@
 //   node bench/run.mjs [--quick | --full] [--database-url URL [--instances N]] [--join-only] [--keep]
 //
 // --join-only: only the join rows (throughput, floods, durability), not the seeded reads or the CLI.
+// --reads-only: only the seeded reads (list, search, export), not the joins or the feature rows.
 // --quick (default): 100k seeded entries, 8 s load runs. --full: 1M entries, 20 s load runs.
 // --database-url (or DATABASE_URL): run the server on PostgreSQL; the bench creates and drops its
 // own databases on that server. Otherwise SQLite files in a temp directory. --instances N (PostgreSQL
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     instances: { type: 'string', default: '1' },
     'join-only': { type: 'boolean', default: false },
+    'reads-only': { type: 'boolean', default: false },
   },
 });
 const INSTANCES = Number(args.instances);
@@ -462,28 +464,32 @@ async function benchReads() {
     );
   }
 
-  // Export: time to the last byte, and the server's peak RSS growth while streaming.
+  // Export: time to the last byte (ndjson, then json and csv), and the server's peak RSS growth while streaming.
   const pid = srv.child.pid;
   const rss0 = rssMb(pid);
   let peak = rss0;
   const poll = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 25);
-  const { ms, r: lines } = await timed(async () => {
-    const res = await fetch(`${srv.url}${base}/export?format=ndjson`, { headers: { cookie } });
-    let n = 0;
-    for await (const chunk of res.body ?? []) {
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
-    }
-    return n;
-  });
-  clearInterval(poll);
   const exportTarget = (5 * SIZE) / 1_000_000;
-  row(
-    `export ndjson (${lines} lines), s`,
-    fmt(ms / 1000, 2),
-    `≤ ${fmt(exportTarget, 1)}${scale ? ' (5 s per 1M)' : ''}`,
-    '–',
-    ms / 1000 <= exportTarget && lines === SIZE,
-  );
+  for (const format of ['ndjson', 'json', 'csv']) {
+    const { ms, r: lines } = await timed(async () => {
+      const res = await fetch(`${srv.url}${base}/export?format=${format}`, { headers: { cookie } });
+      let n = 0;
+      for await (const chunk of res.body ?? []) {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+      }
+      return n;
+    });
+    // json: "[" and "]" lines around the rows; csv: a header line.
+    const rowsOut = lines - (format === 'json' ? 2 : format === 'csv' ? 1 : 0);
+    row(
+      `export ${format} (${rowsOut} rows), s`,
+      fmt(ms / 1000, 2),
+      `≤ ${fmt(exportTarget, 1)}${scale ? ' (5 s per 1M)' : ''}`,
+      '–',
+      ms / 1000 <= exportTarget && rowsOut === SIZE,
+    );
+  }
+  clearInterval(poll);
   row('export: server RSS growth, MB', fmt(peak - rss0, 0), '≤ 150', `RSS before ${fmt(rss0, 0)}`, peak - rss0 <= 150);
   await stop(srv.child);
 }
@@ -554,10 +560,13 @@ try {
   console.log(
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average at start ${load1}; load tool: ${hasWrk ? 'wrk -t1' : 'autocannon'}`,
   );
-  await benchJoin();
-  await (await import('./events.mjs')).benchEvents({ startProcess, freshDb, setUp, load, row, fmt, stop, api, log, LOAD_S, PG });
-  if (INSTANCES > 1) await benchInstances(INSTANCES);
-  if (!args['join-only']) {
+  if (!args['reads-only']) {
+    await benchJoin();
+    await (await import('./events.mjs')).benchEvents({ startProcess, freshDb, setUp, load, row, fmt, stop, api, log, LOAD_S, PG });
+    if (INSTANCES > 1) await benchInstances(INSTANCES);
+  }
+  if (args['reads-only']) await benchReads();
+  else if (!args['join-only']) {
     await benchReads();
     await (await import('./surface.mjs')).benchSurface({
       SIZE,

@@ -150,8 +150,13 @@ const ascii = (s) =>
     .replace('ø', 'o')
     .toLowerCase();
 
-/** Yields `n` entry rows (column names as in the entries table) for one project, oldest first. */
-export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {}) {
+/**
+ * Yields `n` entry rows (column names as in the entries table) for one project, oldest first, waiting
+ * in join order as the server leaves them: ordinal (and queue key k) from `firstOrdinal` up, which the
+ * seeders reserve in entry_ordinals first (with every k equal, one position bucket would hold them all
+ * and each position would count a million rows).
+ */
+export function* entries(projectId, n, { now = Date.now(), spanDays = 60, firstOrdinal = 1 } = {}) {
   const start = now - spanDays * 86_400_000;
   const step = Math.max(1, Math.floor((spanDays * 86_400_000) / n));
   const rnd = randomBytes(n * 2);
@@ -182,6 +187,9 @@ export function* entries(projectId, n, { now = Date.now(), spanDays = 60 } = {})
       created_at: at,
       updated_at: at,
       deleted_at: null,
+      status: 'waiting',
+      ordinal: firstOrdinal + i,
+      k: firstOrdinal + i,
     };
   }
 }
@@ -200,7 +208,14 @@ export const COLUMNS = [
   'created_at',
   'updated_at',
   'deleted_at',
+  'status',
+  'ordinal',
+  'k',
 ];
+
+// Reserves `n` join ordinals of the project as the server does; returns the first.
+const RESERVE = `INSERT INTO entry_ordinals (project_id, last) VALUES ($1, $2)
+  ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + excluded.last RETURNING last`;
 
 /** Bulk-inserts `n` entries straight into a SQLite database file (triggers keep the index and counts). */
 export async function seedSqlite(file, projectId, n, opts = {}) {
@@ -209,6 +224,8 @@ export async function seedSqlite(file, projectId, n, opts = {}) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -200000');
+  const last = Number(db.prepare(RESERVE.replace(/\$\d/g, '?')).pluck().get(projectId, n));
+  opts = { ...opts, firstOrdinal: last - n + 1 };
   const stmt = db.prepare(`INSERT INTO entries (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => '@' + c).join(', ')})`);
   const insertMany = db.transaction((rows) => {
     for (const r of rows) stmt.run(r);
@@ -252,6 +269,8 @@ export async function seedPg(url, projectId, n, opts = {}) {
       if (t === 'text' || t.startsWith('character')) return `x.c${i}`;
       return `(x.c${i})::${t === 'USER-DEFINED' ? 'text' : t}`;
     };
+    const { rows: reserved } = await client.query(RESERVE, [projectId, n]);
+    opts = { ...opts, firstOrdinal: Number(reserved[0].last) - n + 1 };
     const arrays = COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ');
     // Since the lifecycle: join ordinals (k = ordinal, no referrals) taken from the project's counter
     // as the server does, so positions and the queue buckets are those of real joins.

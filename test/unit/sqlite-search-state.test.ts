@@ -27,9 +27,7 @@ describe('SQLite search state', () => {
     const file = join(dir, 'state.db');
     const store = openSqliteStore(file);
     await store.insertUser(USER);
-    for (const id of ['prj_1', 'prj_2']) {
-      await store.insertProject(projectOf(id));
-    }
+    for (const id of ['prj_1', 'prj_2']) await store.insertProject(projectOf(id));
     const peek = new Database(file, { readonly: true });
     const state = () => ({
       counts: Object.fromEntries(peek.prepare('SELECT project_id, live FROM entry_counts').raw().all() as [string, number][]),
