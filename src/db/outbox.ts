@@ -170,3 +170,44 @@ export interface EventStore {
   /** Deletes finished deliveries and fanned-out events older than `before`. */
   prune(before: number): Promise<void>;
 }
+
+/**
+ * A fan-out run's plan, the same on both dialects: the deliveries of each event (its project's enabled
+ * webhooks and settings decide), and which events to keep (a webhook will read their payload) or drop.
+ */
+export function planFanOut(
+  events: EventRow[],
+  hooks: WebhookRow[],
+  projects: ProjectRow[],
+  plan: FanOutPlan,
+): { deliveries: NewDelivery[]; keep: string[]; drop: string[] } {
+  const deliveries: NewDelivery[] = [];
+  const keep: string[] = [];
+  const drop: string[] = [];
+  for (const e of events) {
+    const ds = plan(
+      e,
+      hooks.filter((h) => h.projectId === e.projectId),
+      projects.find((p) => p.id === e.projectId),
+    );
+    deliveries.push(...ds);
+    // An event no webhook wants is not kept (nothing will ever read its payload).
+    (ds.some((d) => d.kind === 'webhook') ? keep : drop).push(e.id);
+  }
+  return { deliveries, keep, drop };
+}
+
+/** Claimed delivery rows with their lease and what a send needs: the event's payload and the webhook. */
+export function withClaimContext(
+  rows: DeliveryRow[],
+  lease: number,
+  payloads: Map<string, string>,
+  hooks: Map<string, WebhookRow>,
+): ClaimedDelivery[] {
+  return rows.map((r) => ({
+    ...r,
+    lease,
+    payload: r.eventId ? (payloads.get(r.eventId) ?? null) : null,
+    webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
+  }));
+}

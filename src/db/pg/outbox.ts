@@ -4,18 +4,20 @@
 // dead instance's rows become due again when the lease runs out; `finish` is fenced by the lease value.
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type {
-  ClaimedDelivery,
-  DeliveryOutcome,
-  DeliveryRow,
-  EventRow,
-  EventStore,
-  FanOutPlan,
-  NewDelivery,
-  OutboxWrites,
-  TemplateRow,
-  WebhookPatch,
-  WebhookRow,
+import {
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type DeliveryRow,
+  type EventRow,
+  type EventStore,
+  type FanOutPlan,
+  type NewDelivery,
+  type OutboxWrites,
+  type TemplateRow,
+  type WebhookPatch,
+  type WebhookRow,
+  planFanOut,
+  withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import * as s from './schema.js';
@@ -180,20 +182,8 @@ export class PgEventStore implements EventStore {
         .from(s.webhooks)
         .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)));
       const projects = (await tx.select().from(s.projects).where(inArray(s.projects.id, projectIds))) as ProjectRow[];
-      const out: NewDelivery[] = [];
-      const keep: string[] = [];
-      const drop: string[] = [];
-      for (const e of events) {
-        const ds = plan(
-          e,
-          hooks.filter((h) => h.projectId === e.projectId),
-          projects.find((p) => p.id === e.projectId),
-        );
-        out.push(...ds);
-        // An event no webhook wants is not kept (nothing will ever read its payload).
-        (ds.some((d) => d.kind === 'webhook') ? keep : drop).push(e.id);
-      }
-      await insertDeliveries(tx, out);
+      const { deliveries, keep, drop } = planFanOut(events, hooks, projects, plan);
+      await insertDeliveries(tx, deliveries);
       if (keep.length) await tx.update(s.events).set({ fannedOut: true }).where(inArray(s.events.id, keep));
       if (drop.length) await tx.delete(s.events).where(inArray(s.events.id, drop));
       return events.length;
@@ -231,12 +221,7 @@ export class PgEventStore implements EventStore {
     ]);
     const payloads = new Map(evs.map((e) => [e.id, e.payload]));
     const hooks = new Map(hks.map((h) => [h.id, h]));
-    return rows.map((r) => ({
-      ...r,
-      lease,
-      payload: r.eventId ? (payloads.get(r.eventId) ?? null) : null,
-      webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
-    }));
+    return withClaimContext(rows, lease, payloads, hooks);
   }
 
   async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {

@@ -3,6 +3,7 @@
 // duplicate joins, sessions and key revocation are read on every request.
 import { fold } from '../fold.js';
 import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { liveKey, liveKeys } from '../conditions.js';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
@@ -285,11 +286,10 @@ class PgStore implements Store {
     await this.db.insert(s.apiKeys).values(row);
   }
   async listKeys(projectId: string, page: PageArgs): Promise<Counted<KeyRow>> {
-    const where = and(eq(s.apiKeys.projectId, projectId), isNull(s.apiKeys.revokedAt));
-    return this.paged(s.apiKeys, where, desc(s.apiKeys.id), page);
+    return this.paged(s.apiKeys, liveKeys(s.apiKeys, projectId), desc(s.apiKeys.id), page);
   }
   private liveKey(projectId: string, keyId: string) {
-    return and(eq(s.apiKeys.projectId, projectId), eq(s.apiKeys.id, keyId), isNull(s.apiKeys.revokedAt));
+    return liveKey(s.apiKeys, projectId, keyId);
   }
   async keyInProject(projectId: string, keyId: string) {
     return first(await this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)));

@@ -4,18 +4,20 @@
 import type Database from 'better-sqlite3';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type {
-  ClaimedDelivery,
-  DeliveryOutcome,
-  DeliveryRow,
-  EventRow,
-  EventStore,
-  FanOutPlan,
-  NewDelivery,
-  OutboxWrites,
-  TemplateRow,
-  WebhookPatch,
-  WebhookRow,
+import {
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type DeliveryRow,
+  type EventRow,
+  type EventStore,
+  type FanOutPlan,
+  type NewDelivery,
+  type OutboxWrites,
+  type TemplateRow,
+  type WebhookPatch,
+  type WebhookRow,
+  planFanOut,
+  withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import * as s from './schema.js';
@@ -202,20 +204,12 @@ export class SqliteEventStore implements EventStore {
           .where(and(inArray(s.webhooks.projectId, projectIds), eq(s.webhooks.enabled, true)))
           .all();
         const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
-        const out: NewDelivery[] = [];
-        const mark = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
-        const drop = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
-        for (const e of events) {
-          const ds = plan(
-            e,
-            hooks.filter((h) => h.projectId === e.projectId),
-            projects.find((p) => p.id === e.projectId),
-          );
-          out.push(...ds);
-          // An event no webhook wants is not kept (nothing will ever read its payload).
-          (ds.some((d) => d.kind === 'webhook') ? mark : drop).run(e.id);
-        }
-        this.insertDeliveries(out);
+        const { deliveries, keep, drop } = planFanOut(events, hooks, projects, plan);
+        const markStmt = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
+        const dropStmt = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
+        for (const id of keep) markStmt.run(id);
+        for (const id of drop) dropStmt.run(id);
+        this.insertDeliveries(deliveries);
         return events.length;
       })
       .immediate();
@@ -273,12 +267,7 @@ export class SqliteEventStore implements EventStore {
             .map((h) => [h.id, h])
         : [],
     );
-    return rows.map((r) => ({
-      ...r,
-      lease,
-      payload: r.eventId ? (payloads.get(r.eventId) ?? null) : null,
-      webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
-    }));
+    return withClaimContext(rows, lease, payloads, hooks);
   }
 
   async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {

@@ -5,6 +5,7 @@
 // are in entry-reads.ts.
 import Database from 'better-sqlite3';
 import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { liveKey, liveKeys } from '../conditions.js';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';
@@ -319,11 +320,10 @@ class SqliteStore implements Store {
     this.db.insert(s.apiKeys).values(row).run();
   }
   async listKeys(projectId: string, page: PageArgs): Promise<Counted<KeyRow>> {
-    const where = and(eq(s.apiKeys.projectId, projectId), isNull(s.apiKeys.revokedAt));
-    return this.paged(s.apiKeys, where, desc(s.apiKeys.id), page);
+    return this.paged(s.apiKeys, liveKeys(s.apiKeys, projectId), desc(s.apiKeys.id), page);
   }
   private liveKey(projectId: string, keyId: string) {
-    return and(eq(s.apiKeys.projectId, projectId), eq(s.apiKeys.id, keyId), isNull(s.apiKeys.revokedAt));
+    return liveKey(s.apiKeys, projectId, keyId);
   }
   async keyInProject(projectId: string, keyId: string) {
     return this.db.select().from(s.apiKeys).where(this.liveKey(projectId, keyId)).get();
