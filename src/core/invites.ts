@@ -51,7 +51,14 @@ export async function inviteEntries(
         })
       : [],
   });
-  const r = await store.lifecycle.invite(project.id, sel, hashOf, now, expiresAt, body.dryRun === true, outbox);
+  const r = await store.lifecycle.invite(project.id, {
+    sel,
+    codeHash: hashOf,
+    now,
+    expiresAt,
+    dryRun: body.dryRun === true,
+    outbox,
+  });
   if (r.missing.length) {
     throw new AppError('not_found', `Entry not found: ${r.missing.slice(0, 10).join(', ')}`);
   }

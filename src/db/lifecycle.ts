@@ -37,6 +37,19 @@ export interface StatusCounts {
 /** How an invite batch picks its entries. */
 export type InviteSelection = { count: number } | { entryIds: string[] };
 
+/** One invite batch (LifecycleStore.invite). */
+export interface InviteBatch {
+  /** The first `count` waiting entries in queue order, or the given ids. */
+  sel: InviteSelection;
+  /** One code hash per entry. */
+  codeHash: (entryId: string) => string;
+  now: number;
+  expiresAt: number;
+  /** Select and answer, write nothing. */
+  dryRun?: boolean;
+  outbox?: OutboxOf<EntryRow[]>;
+}
+
 /** One invited entry and the hash of its fresh code (the caller made the codes). */
 export interface InviteGrant {
   entryId: string;
@@ -82,15 +95,7 @@ export interface LifecycleStore {
    * (each must be waiting or invited, else the whole batch fails with `notEligible`). `codeHash`
    * makes one code hash per entry. Resolves with the invited rows in queue/given order.
    */
-  invite(
-    projectId: string,
-    sel: InviteSelection,
-    codeHash: (entryId: string) => string,
-    now: number,
-    expiresAt: number,
-    dryRun?: boolean,
-    outbox?: OutboxOf<EntryRow[]>,
-  ): Promise<{ rows: EntryRow[]; missing: string[]; notEligible: string[] }>;
+  invite(projectId: string, batch: InviteBatch): Promise<{ rows: EntryRow[]; missing: string[]; notEligible: string[] }>;
   /** invited → accepted for a live, unexpired code of the project; exactly one of concurrent calls wins. */
   redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome>;
   /** Recomputes k for the project's entries with referrals after a referralBoost change. */

@@ -3,7 +3,7 @@
 // serialised per project across instances and the bucket rows are never locked in opposite orders.
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { writeOutboxPg } from './outbox.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
@@ -290,15 +290,7 @@ export class PgLifecycle implements LifecycleStore {
     return done;
   }
 
-  async invite(
-    projectId: string,
-    sel: InviteSelection,
-    codeHash: (entryId: string) => string,
-    now: number,
-    expiresAt: number,
-    dryRun = false,
-    outbox?: OutboxOf<EntryRow[]>,
-  ) {
+  async invite(projectId: string, { sel, codeHash, now, expiresAt, dryRun = false, outbox }: InviteBatch) {
     let wrote = false;
     const result = await this.db.transaction(async (tx) => {
       if (!dryRun) await lockQueue(tx, projectId);

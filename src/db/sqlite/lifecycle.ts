@@ -1,7 +1,7 @@
 // SQLite implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
 // better-sqlite3 is synchronous and one process owns the file, so each method is one transaction.
 import type Database from 'better-sqlite3';
-import type { InviteSelection, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
+import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { writeOutbox } from './outbox.js';
 import type { Counted, EntryRow, PageArgs } from '../store.js';
@@ -281,15 +281,7 @@ export class SqliteLifecycle implements LifecycleStore {
     ).run(projectId, r.email);
   }
 
-  async invite(
-    projectId: string,
-    sel: InviteSelection,
-    codeHash: (entryId: string) => string,
-    now: number,
-    expiresAt: number,
-    dryRun = false,
-    outbox?: OutboxOf<EntryRow[]>,
-  ) {
+  async invite(projectId: string, { sel, codeHash, now, expiresAt, dryRun = false, outbox }: InviteBatch) {
     let wrote = false;
     const run = () => {
       let rows: EntryRow[];
