@@ -130,10 +130,58 @@ export class SqliteLifecycle implements LifecycleStore {
     if (waiting.length === 0) return out;
     this.db
       .transaction(() => {
-        for (const r of waiting) out.set(r.id, this.positionSync(projectId, r.k, r.ordinal));
+        if (waiting.length < 16) for (const r of waiting) out.set(r.id, this.positionSync(projectId, r.k, r.ordinal));
+        else this.rankByBucket(projectId, waiting, out);
       })
       .deferred();
     return out;
+  }
+
+  /**
+   * Positions of many rows at once (list pages, export chunks): per bucket of the rows, the waiting
+   * entries before that bucket (one sum over position_buckets for the lowest bucket, then the bucket
+   * counts in between) and the bucket's own waiting (k, ordinal) pairs read once, in queue order, where
+   * each row's rank is a binary search. Reads each bucket once instead of once per row; the result is
+   * exactly positionSync's for every row.
+   */
+  private rankByBucket(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'k' | 'ordinal'>[], out: Map<string, number>): void {
+    const byBucket = new Map<number, Pick<EntryRow, 'id' | 'k' | 'ordinal'>[]>();
+    for (const r of rows) {
+      const b = Math.floor(r.k / BUCKET_SIZE); // SQLite's k >> 10 floors too (arithmetic shift)
+      const list = byBucket.get(b);
+      if (list) list.push(r);
+      else byBucket.set(b, [r]);
+    }
+    const buckets = [...byBucket.keys()].sort((a, b) => a - b);
+    const lo = buckets[0]!;
+    const hi = buckets[buckets.length - 1]!;
+    let below = this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ? AND bucket < ?')
+      .pluck()
+      .get(projectId, lo) as number;
+    const counts = this.stmt('SELECT bucket, n FROM position_buckets WHERE project_id = ? AND bucket >= ? AND bucket < ? ORDER BY bucket')
+      .raw()
+      .all(projectId, lo, hi) as [number, number][];
+    const inBucket = this.stmt(
+      `SELECT k, ordinal FROM entries WHERE project_id = ? AND status = 'waiting' AND deleted_at IS NULL
+       AND k >= ? AND k < ? ORDER BY k, ordinal`,
+    ).raw();
+    let at = 0; // the next of `counts` not yet added to `below`
+    for (const b of buckets) {
+      for (; at < counts.length && counts[at]![0] < b; at++) below += counts[at]![1];
+      const queue = inBucket.all(projectId, b * BUCKET_SIZE, (b + 1) * BUCKET_SIZE) as [number, number][];
+      for (const r of byBucket.get(b)!) {
+        // Entries of the bucket ahead of r: the first index whose (k, ordinal) is not below r's.
+        let l = 0;
+        let h = queue.length;
+        while (l < h) {
+          const m = (l + h) >> 1;
+          const [k, o] = queue[m]!;
+          if (k < r.k || (k === r.k && o < r.ordinal)) l = m + 1;
+          else h = m;
+        }
+        out.set(r.id, below + l + 1);
+      }
+    }
   }
 
   /** Entries waiting in the project's queue (the sum of its position buckets). */
