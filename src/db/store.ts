@@ -262,8 +262,8 @@ export function escapeLike(s: string): string {
 
 /**
  * The queue position of a row just inserted by `insertEntry`, when the store could give it inside the
- * join's transaction (SQLite: a new waiting entry is last in the queue, so its position is the waiting
- * count right after its insert; null for an entry not waiting). Absent: the caller asks the lifecycle
- * store (`positions`) after the commit.
+ * join's transaction: a new waiting entry is last in the queue, so its position is the waiting count
+ * as of its commit (both dialects; SQLite also records null for an entry not waiting). Absent: the
+ * caller asks the lifecycle store (`positions`) after the commit.
  */
 export const positionAtInsert = new WeakMap<EntryRow, number | null>();

@@ -15,7 +15,6 @@ type Conn = Db | Tx;
 
 const BUCKET_SIZE = 1024; // the triggers' k >> 10
 const BULK_ROWS = 16; // more waiting rows than this (a list page of 20+, an export chunk): rank their buckets
-const FRESH_MS = 1000; // a join's position from its commit is used by its own 201 only
 const first = <T>(rows: T[]): T | undefined => rows[0];
 const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
 
@@ -93,36 +92,12 @@ export class PgLifecycle implements LifecycleStore {
     return Number(r.rows[0]!.below) + Number(r.rows[0]!.mine) + 1;
   }
 
-  // Positions of just-committed joins, exact at their commit (set by the join batch, read once by the
-  // join's own 201 right after), in two generations so an unread one is dropped after two more batches,
-  // and used only within FRESH_MS of the commit. A miss falls back to the query.
-  private fresh = { at: 0, positions: new Map<string, number>() };
-  private older = this.fresh;
-  rememberPositions(positions: Map<string, number>) {
-    this.older = this.fresh;
-    this.fresh = { at: Date.now(), positions };
-  }
-  private takeFresh(id: string): number | undefined {
-    for (const g of [this.fresh, this.older]) {
-      const pos = g.positions.get(id);
-      if (pos === undefined) continue;
-      g.positions.delete(id);
-      return Date.now() - g.at <= FRESH_MS ? pos : undefined;
-    }
-    return undefined;
-  }
-
   async positions(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'status' | 'k' | 'ordinal'>[]) {
     const out = new Map<string, number>();
     const waiting = rows.filter((r) => r.status === 'waiting');
     if (waiting.length === 0) return out;
     if (waiting.length === 1) {
       const r = waiting[0]!;
-      const fresh = this.takeFresh(r.id);
-      if (fresh !== undefined) {
-        out.set(r.id, fresh);
-        return out;
-      }
       out.set(r.id, await this.positionOf(this.db, projectId, r.k, r.ordinal));
       return out;
     }

@@ -12,6 +12,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DatabaseUnavailableError } from '../errors.js';
 import {
   escapeLike,
+  positionAtInsert,
   type Counted,
   type EntryRow,
   type InsertEntryResult,
@@ -377,8 +378,8 @@ class PgStore implements Store {
   }
 
   /**
-   * The exact positions of the batch's new waiting entries, as of its commit, handed to the lifecycle
-   * store so the 201 needs no position query. The batch holds each project's queue lock (its ordinal
+   * The exact positions of the batch's new waiting entries, as of its commit, given to their 201s
+   * through `positionAtInsert` (as the SQLite store does) so they need no position query. The batch holds each project's queue lock (its ordinal
    * row), and a new entry's k is its ordinal, above every earlier entry's ordinal and so above their k:
    * the new entries are the last of the waiting queue, in ordinal order, and the i-th of n new ones is
    * at waiting total − n + i (1-based).
@@ -394,13 +395,11 @@ class PgStore implements Store {
           GROUP BY project_id`,
     );
     const totals = new Map(r.rows.map((x) => [x.project_id, Number(x.n)]));
-    const positions = new Map<string, number>();
     for (const rows of waiting) {
       const total = totals.get(rows[0]!.row.projectId) ?? 0;
       rows.sort((a, b) => a.row.ordinal - b.row.ordinal);
-      for (const [i, p] of rows.entries()) positions.set(p.row.id, total - rows.length + i + 1);
+      for (const [i, p] of rows.entries()) positionAtInsert.set(p.row, total - rows.length + i + 1);
     }
-    this.lifecycle.rememberPositions(positions);
   }
 
   private entryFilter(projectId: string, search?: string): SQL {
