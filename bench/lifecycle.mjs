@@ -7,30 +7,12 @@
 // Called from bench/run.mjs (one-line hook) with its helpers, or alone:
 //   node bench/lifecycle.mjs [--size N] [--database-url URL]
 import { createHash, randomBytes } from 'node:crypto';
-import { entries, indexQueued } from './seed.mjs';
+import { COLUMNS, entries, indexQueued } from './seed.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
-const LC_COLUMNS = [
-  'id',
-  'project_id',
-  'email',
-  'email_norm',
-  'name',
-  'source',
-  'metadata',
-  'ip',
-  'country',
-  'user_agent',
-  'created_at',
-  'updated_at',
-  'status',
-  'ordinal',
-  'k',
-  'referral_code',
-  'referred_by',
-  'referrals',
-];
+/** The seed's columns and the referral ones. */
+const LC_COLUMNS = [...COLUMNS, 'referral_code', 'referred_by', 'referrals'];
 
 /** The seeded rows with the lifecycle columns: ordinals 1..n, 10% referred, k = ordinal − boost × referrals. */
 function lifecycleRows(projectId, n) {
@@ -82,7 +64,7 @@ async function seedPgLc(url, projectId, n) {
   await client.connect();
   const rows = lifecycleRows(projectId, n);
   try {
-    const ints = new Set(['created_at', 'updated_at', 'ordinal', 'k', 'referrals']);
+    const ints = new Set(['created_at', 'updated_at', 'deleted_at', 'ordinal', 'k', 'referrals']);
     const arrays = LC_COLUMNS.map((c, i) => `$${i + 1}::${ints.has(c) ? 'bigint' : 'text'}[]`).join(', ');
     const sql = `INSERT INTO entries (${LC_COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays})`;
     for (let i = 0; i < n; i += 10_000) {
