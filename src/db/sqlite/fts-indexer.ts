@@ -7,12 +7,14 @@
 //   transaction: the index and the queue can never disagree, whatever crashes.
 // - Its commit is not fsynced (synchronous=NORMAL for this one transaction): it acknowledges nothing,
 //   and if a power cut loses it the entries are simply still queued (WAL keeps it atomic, and the next
-//   join's FULL commit syncs the log past it anyway). Every transaction that answers a client stays FULL.
+//   join's WAL sync covers it anyway; see sync.ts). Every transaction that answers a client is on disk
+//   before the answer.
 // - Runs are triggered by join commits (after DELAY_MS, so one run covers many batches), at start-up
 //   (entries queued by an earlier process, a bulk load or another process sharing the file) and every
 //   POLL_MS while idle. A locked database just defers the run.
 import type Database from 'better-sqlite3';
 import { fold } from '../fold.js';
+import { unsynced } from './sync.js';
 
 const RUN_ROWS = 5000;
 const DELAY_MS = 25;
@@ -67,14 +69,7 @@ export class FtsIndexer {
     if (this.db.inTransaction) return this.soon(); // never inside another write
     try {
       if (!this.anyQueued.get()) return;
-      const sync = this.db.pragma('synchronous', { simple: true });
-      this.db.pragma('synchronous = NORMAL');
-      let done: number;
-      try {
-        done = this.run(RUN_ROWS);
-      } finally {
-        this.db.pragma(`synchronous = ${sync}`);
-      }
+      const done = unsynced(this.db, () => this.run(RUN_ROWS));
       if (done === RUN_ROWS) this.soon(0);
     } catch {
       // Locked by another process, or storage trouble (full, read-only): the entries stay queued, and

@@ -21,6 +21,7 @@ import {
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import * as s from './schema.js';
+import { unsynced } from './sync.js';
 
 interface Stmts {
   event: Database.Statement;
@@ -65,6 +66,17 @@ export class SqliteEventStore implements EventStore {
     private readonly db: BetterSQLite3Database<typeof s>,
     private readonly written: () => void,
   ) {}
+
+  // The dispatcher's statements run after every join batch: prepared once.
+  private readonly stmts = new Map<string, Database.Statement>();
+  private stmt(sql: string): Database.Statement {
+    let st = this.stmts.get(sql);
+    if (!st) {
+      st = this.sqlite.prepare(sql);
+      this.stmts.set(sql, st);
+    }
+    return st;
+  }
 
   // ---- webhooks ----
   async insertWebhook(row: WebhookRow) {
@@ -167,35 +179,40 @@ export class SqliteEventStore implements EventStore {
   }
 
   private insertDeliveries(rows: NewDelivery[]) {
-    for (let i = 0; i < rows.length; i += 200) {
-      const chunk = rows.slice(i, i + 200).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
-      this.db.insert(s.deliveries).values(chunk).onConflictDoNothing().run(); // digest rows have fixed ids
-    }
+    if (!rows.length) return;
+    // One prepared statement per row (digest rows have fixed ids: a second one is ignored).
+    const insert = this.stmt(
+      `INSERT INTO deliveries (id, project_id, kind, webhook_id, event_id, type, recipient, data, status, attempts,
+         next_attempt_at, created_at, updated_at)
+       VALUES (@id, @projectId, @kind, @webhookId, @eventId, @type, @recipient, @data, 'pending', 0, @nextAttemptAt,
+         @createdAt, @createdAt)
+       ON CONFLICT DO NOTHING`,
+    );
+    for (const d of rows) insert.run(d);
   }
 
   async fanOut(limit: number, plan: FanOutPlan) {
     // Dropped events hold subscribers' data: secure_delete overwrites their freed cells, so an entry
     // erased later (lifecycle "leave") does not linger in free pages of the file.
-    return this.secureDelete(() => this.fanOutTx(limit, plan));
+    // Not fsynced (sync.ts): losing a fan-out on a power cut leaves its events un-fanned, done again.
+    return this.secureDelete(() => unsynced(this.sqlite, () => this.fanOutTx(limit, plan)));
   }
 
   private secureDelete<T>(fn: () => T): T {
-    this.sqlite.pragma('secure_delete = ON');
+    this.stmt('PRAGMA secure_delete = ON').run();
     try {
       return fn();
     } finally {
-      this.sqlite.pragma('secure_delete = OFF');
+      this.stmt('PRAGMA secure_delete = OFF').run();
     }
   }
 
   private fanOutTx(limit: number, plan: FanOutPlan) {
     return this.sqlite
       .transaction(() => {
-        const events = this.sqlite
-          .prepare(
-            `SELECT id, project_id AS projectId, type, payload, created_at AS createdAt FROM events WHERE fanned_out = 0 ORDER BY id LIMIT ?`,
-          )
-          .all(limit) as EventRow[];
+        const events = this.stmt(
+          `SELECT id, project_id AS projectId, type, payload, created_at AS createdAt FROM events WHERE fanned_out = 0 ORDER BY id LIMIT ?`,
+        ).all(limit) as EventRow[];
         if (!events.length) return 0;
         const projectIds = [...new Set(events.map((e) => e.projectId))];
         const hooks = this.db
@@ -205,8 +222,8 @@ export class SqliteEventStore implements EventStore {
           .all();
         const projects = this.db.select().from(s.projects).where(inArray(s.projects.id, projectIds)).all() as ProjectRow[];
         const { deliveries, keep, drop } = planFanOut(events, hooks, projects, plan);
-        const markStmt = this.sqlite.prepare('UPDATE events SET fanned_out = 1 WHERE id = ?');
-        const dropStmt = this.sqlite.prepare('DELETE FROM events WHERE id = ?');
+        const markStmt = this.stmt('UPDATE events SET fanned_out = 1 WHERE id = ?');
+        const dropStmt = this.stmt('DELETE FROM events WHERE id = ?');
         for (const id of keep) markStmt.run(id);
         for (const id of drop) dropStmt.run(id);
         this.insertDeliveries(deliveries);
@@ -217,29 +234,26 @@ export class SqliteEventStore implements EventStore {
 
   async claimDue(now: number, limit: number, leaseMs: number) {
     const lease = now + leaseMs;
-    const rows = this.sqlite
-      .transaction(() => {
-        const due = this.sqlite
-          .prepare(
+    // Not fsynced (sync.ts): a claim lost on a power cut only means the delivery is sent again (at least once).
+    const rows = unsynced(this.sqlite, () =>
+      this.sqlite
+        .transaction(() => {
+          const due = this.stmt(
             `SELECT ${DELIVERY_COLS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
-          )
-          .all(now, limit) as DeliveryRow[];
-        const claim = this.sqlite.prepare('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
-        for (const d of due) claim.run(lease, d.id);
-        return due;
-      })
-      .immediate();
+          ).all(now, limit) as DeliveryRow[];
+          const claim = this.stmt('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
+          for (const d of due) claim.run(lease, d.id);
+          return due;
+        })
+        .immediate(),
+    );
     return this.withContext(rows, lease);
   }
 
   async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {
     const lease = now + leaseMs;
-    const row = this.sqlite
-      .prepare(
-        `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ? AND webhook_id = ?
-         RETURNING ${DELIVERY_COLS}`,
-      )
-      .get(lease, now, deliveryId, webhookId) as DeliveryRow | undefined;
+    const row = this.stmt(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ? AND webhook_id = ?
+         RETURNING ${DELIVERY_COLS}`).get(lease, now, deliveryId, webhookId) as DeliveryRow | undefined;
     return row ? (await this.withContext([row], lease))[0] : undefined;
   }
 
@@ -271,36 +285,44 @@ export class SqliteEventStore implements EventStore {
   }
 
   async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {
-    const r = this.sqlite
-      .prepare(
-        `UPDATE deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-           data = CASE WHEN ? THEN NULL ELSE data END, updated_at = ?
-         WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
-      )
-      .run(o.status, o.attempts, o.lastStatusCode, o.lastError, o.nextAttemptAt, o.clearData ? 1 : 0, now, id, lease);
+    // Not fsynced (sync.ts): an outcome lost on a power cut leaves the delivery pending, sent again.
+    const r = unsynced(this.sqlite, () =>
+      this.stmt(`UPDATE deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+             data = CASE WHEN ? THEN NULL ELSE data END, updated_at = ?
+           WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`).run(
+        o.status,
+        o.attempts,
+        o.lastStatusCode,
+        o.lastError,
+        o.nextAttemptAt,
+        o.clearData ? 1 : 0,
+        now,
+        id,
+        lease,
+      ),
+    );
     return r.changes === 1;
   }
 
   async signupsBetween(projectId: string, from: number, to: number, limit: number) {
     const where = `project_id = ? AND created_at >= ? AND created_at < ? AND deleted_at IS NULL`;
-    const n = (this.sqlite.prepare(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(projectId, from, to) as { n: number }).n;
-    const rows = this.sqlite
-      .prepare(`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ?`)
-      .all(projectId, from, to, limit) as { email: string; name: string | null }[];
+    const n = (this.stmt(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(projectId, from, to) as { n: number }).n;
+    const rows = this.stmt(`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ?`).all(
+      projectId,
+      from,
+      to,
+      limit,
+    ) as { email: string; name: string | null }[];
     return { count: n, rows };
   }
 
   async dropPendingEmails() {
-    return this.sqlite.prepare(`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`).run().changes;
+    return this.stmt(`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`).run().changes;
   }
 
   async backlog(cap = 1_000_000) {
-    const r = this.sqlite
-      .prepare(
-        `SELECT (SELECT count(*) FROM (SELECT 1 FROM events WHERE fanned_out = 0 LIMIT ?))
-              + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' LIMIT ?)) AS n`,
-      )
-      .get(cap, cap) as { n: number };
+    const r = this.stmt(`SELECT (SELECT count(*) FROM (SELECT 1 FROM events WHERE fanned_out = 0 LIMIT ?))
+              + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' LIMIT ?)) AS n`).get(cap, cap) as { n: number };
     return Math.min(cap, r.n);
   }
 
@@ -309,12 +331,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   private pruneNow(before: number) {
-    this.sqlite.prepare(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`).run(before);
-    this.sqlite
-      .prepare(
-        `DELETE FROM events WHERE fanned_out = 1 AND created_at < ?
-           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending')`,
-      )
-      .run(before);
+    this.stmt(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`).run(before);
+    this.stmt(`DELETE FROM events WHERE fanned_out = 1 AND created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending')`).run(before);
   }
 }

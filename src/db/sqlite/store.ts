@@ -64,6 +64,8 @@ export function openSqliteStore(file: string): Store {
 
 // Methods that manage their own retries (insertEntry's batch) or touch no database.
 const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'ping']);
+// The join path's cached lookups (freshCaches).
+const CACHED_READS = new Set(['keyForAuth', 'projectBySlug']);
 
 /** The store with every database call retried while locked, and storage failures turned into 503s. */
 function retrying(store: SqliteStore): Store {
@@ -86,7 +88,12 @@ function retrying(store: SqliteStore): Store {
       // transactions): storage errors become 503s there, without the timer retries.
       if (SUB_STORES.includes(prop)) return guarded(prop, v);
       if (typeof v !== 'function' || typeof prop !== 'string' || DIRECT.has(prop)) return v;
-      return (...args: unknown[]) => withRetry(() => v.apply(target, args));
+      if (CACHED_READS.has(prop)) return (...args: unknown[]) => withRetry(() => v.apply(target, args));
+      // Any other call may change projects or keys: the next cached lookup reads the version again.
+      return (...args: unknown[]) => {
+        target.staleCaches();
+        return withRetry(() => v.apply(target, args)).finally(target.staleCaches);
+      };
     },
   });
 }
@@ -110,6 +117,7 @@ class SqliteStore implements Store {
   // the row lookups. Unknown lookups and slugs are not cached.
   private readonly versionStmt;
   private cachedVersion = -1;
+  private versionRead = false;
   private readonly keyCache = new Map<string, KeyAuthRow>();
   private readonly projectCache = new Map<string, ProjectRow>();
   private wroteOutbox = false;
@@ -262,15 +270,27 @@ class SqliteStore implements Store {
       )
       .get();
   }
-  /** Clears the key and project caches when another write (here or in another process) changed either table. */
+  /**
+   * Clears the key and project caches when another write (here or in another process) changed either
+   * table. The version is read once per event-loop turn: the requests read in one turn (a key check and
+   * a slug lookup each) share it, as on PostgreSQL (catalog-cache.ts). A write through this store
+   * forgets the read (`staleCaches`, called by every other store method), so a change made here
+   * applies to the very next lookup, even within the turn.
+   */
   private freshCaches() {
+    if (this.versionRead) return;
     const v = this.versionStmt.get() as number;
     if (v !== this.cachedVersion) {
       this.keyCache.clear();
       this.projectCache.clear();
       this.cachedVersion = v;
     }
+    this.versionRead = true;
+    setImmediate(this.staleCaches);
   }
+  readonly staleCaches = () => {
+    this.versionRead = false;
+  };
   async projectBySlug(slug: string) {
     this.freshCaches();
     let p = this.projectCache.get(slug);
