@@ -20,6 +20,7 @@ import {
   withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
+import { bulkInsert } from './bulk.js';
 import * as s from './schema.js';
 
 type Db = NodePgDatabase<typeof s>;
@@ -30,7 +31,7 @@ export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | '
 export async function writeOutboxPg(tx: PgExecutor, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
   if (writes?.events?.length) {
-    await tx.insert(s.events).values(writes.events);
+    await tx.execute(bulkInsert(s.events, writes.events)); // one array per column, not one parameter per cell
     n += writes.events.length;
   }
   if (writes?.emails?.length) {

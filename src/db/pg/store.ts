@@ -27,6 +27,7 @@ import {
   type UserRow,
 } from '../store.js';
 import { Batcher } from '../batcher.js';
+import { bulkInsert } from './bulk.js';
 import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
@@ -341,12 +342,14 @@ class PgStore implements Store {
           p.row.k = p.row.ordinal;
         }
       }
-      const inserted = await tx
-        .insert(s.entries)
-        .values(batch.map((p) => p.row))
-        .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
-        .returning({ id: s.entries.id });
-      const ids = new Set(inserted.map((r) => r.id));
+      const inserted = await tx.execute<{ id: string }>(
+        bulkInsert(
+          s.entries,
+          batch.map((p) => p.row),
+          sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING id`,
+        ),
+      );
+      const ids = new Set(inserted.rows.map((r) => r.id));
       const credits = batch
         .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
         .sort((a, b) => (a.row.referredBy! < b.row.referredBy! ? -1 : 1));
