@@ -334,6 +334,53 @@ export function storeConformance(adapter: Adapter) {
         expect(results.filter((r) => r === 'duplicate')).toHaveLength(29);
       });
 
+      it('referred joins of one batch credit their referrers, several to one referrer summed, and move them up', async () => {
+        const { u } = await fixture();
+        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 2 }) });
+        expect(await store.insertProject(p)).toBe('inserted');
+        const k = key(p.id);
+        await store.insertKey(k);
+        const [a, b, c] = [await add(p.id, k.id), await add(p.id, k.id), await add(p.id, k.id)];
+        for (let i = 0; i < 4; i++) await add(p.id, k.id);
+        // One batch: three joins referred by c, one by b, one pending (never credits), one duplicate.
+        const results = await Promise.all([
+          store.insertEntry(entry(p.id, { referredBy: c.id }), k.id),
+          store.insertEntry(entry(p.id, { referredBy: b.id }), k.id),
+          store.insertEntry(entry(p.id, { referredBy: c.id }), k.id),
+          store.insertEntry(entry(p.id, { referredBy: c.id }), k.id),
+          store.insertEntry(entry(p.id, { referredBy: a.id, status: 'pending' }), k.id),
+          store.insertEntry(entry(p.id, { referredBy: a.id, email: a.email }), k.id),
+        ]);
+        expect(results).toEqual(['inserted', 'inserted', 'inserted', 'inserted', 'inserted', 'duplicate']);
+        const [ra, rb, rc] = await Promise.all([a, b, c].map((e) => store.entryInProject(p.id, e.id)));
+        expect([ra?.referrals, rb?.referrals, rc?.referrals]).toEqual([0, 1, 3]);
+        // k = ordinal − boost × referrals: c (ordinal 3) moves 6 places, ahead of a and b.
+        expect(rc!.k).toBe(rc!.ordinal - 6);
+        expect(rb!.k).toBe(rb!.ordinal - 2);
+        const positions = await store.lifecycle.positions(p.id, [ra!, rb!, rc!]);
+        expect([positions.get(c.id), positions.get(b.id), positions.get(a.id)]).toEqual([1, 2, 3]);
+      });
+
+      it('referrerId resolves codes of the project only, live entries only; lookups of one turn together', async () => {
+        const one = await fixture();
+        const two = await fixture();
+        const a = await add(one.p.id, one.k.id, { referralCode: `a-${uniq()}` });
+        const b = await add(two.p.id, two.k.id, { referralCode: `b-${uniq()}` });
+        const gone = await add(one.p.id, one.k.id, { referralCode: `g-${uniq()}` });
+        await store.softDeleteEntry(one.p.id, gone.id, T0 + 1);
+        const lookup =
+          store.lifecycle.referrerId ?? (async (pid: string, code: string) => (await store.lifecycle.entryByReferralCode(pid, code))?.id);
+        const got = await Promise.all([
+          lookup(one.p.id, a.referralCode!),
+          lookup(two.p.id, b.referralCode!),
+          lookup(one.p.id, b.referralCode!), // another project's code
+          lookup(one.p.id, gone.referralCode!), // a deleted entry's code
+          lookup(one.p.id, 'no-such-code'),
+          lookup(one.p.id, a.referralCode!), // the same lookup twice in one turn
+        ]);
+        expect(got).toEqual([a.id, b.id, undefined, undefined, undefined, a.id]);
+      });
+
       it('a row the database refuses fails alone; its batch neighbours are inserted', async () => {
         const { p, k } = await fixture();
         const good = [entry(p.id), entry(p.id)];

@@ -5,7 +5,9 @@ import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
+import { Batcher } from '../batcher.js';
 import { writeOutboxPg } from './outbox.js';
+import { pgUnavailable } from './unavailable.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import * as s from './schema.js';
 
@@ -46,6 +48,35 @@ export async function creditIn(tx: Conn, projectId: string, referrerId: string |
   );
 }
 
+/**
+ * Credits many referrers in one statement (a join batch's referred entries): one round trip and one run
+ * of the queue's statement trigger instead of one per referred join. Credits to the same referrer are
+ * summed; rows are locked in id order. The caller holds the projects' queue locks.
+ */
+export async function creditManyIn(tx: Conn, credits: readonly { projectId: string; referrerId: string }[]): Promise<void> {
+  if (!credits.length) return;
+  const sums = new Map<string, { projectId: string; referrerId: string; n: number }>();
+  for (const c of credits) {
+    const key = `${c.projectId}\u0000${c.referrerId}`;
+    const had = sums.get(key);
+    if (had) had.n++;
+    else sums.set(key, { ...c, n: 1 });
+  }
+  const list = [...sums.values()];
+  await tx.execute(
+    sql`WITH c AS (
+          SELECT * FROM unnest(${sql.param(list.map((c) => c.projectId))}::text[], ${sql.param(list.map((c) => c.referrerId))}::text[],
+            ${sql.param(list.map((c) => c.n))}::int[]) AS c(project_id, id, n)),
+        locked AS MATERIALIZED (
+          SELECT e.id, c.n, c.project_id FROM entries e JOIN c ON e.id = c.id AND e.project_id = c.project_id
+          WHERE e.deleted_at IS NULL ORDER BY e.id FOR UPDATE OF e)
+        UPDATE entries e SET referrals = greatest(0, e.referrals + l.n),
+          k = e.ordinal - coalesce((p.settings::jsonb->>'referralBoost')::bigint, 0) * greatest(0, e.referrals + l.n)
+        FROM locked l JOIN projects p ON p.id = l.project_id
+        WHERE e.id = l.id AND e.deleted_at IS NULL`,
+  );
+}
+
 const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
 
 export class PgLifecycle implements LifecycleStore {
@@ -70,6 +101,26 @@ export class PgLifecycle implements LifecycleStore {
   async entryByReferralCode(projectId: string, code: string) {
     return this.one(and(live(projectId), eq(s.entries.referralCode, code))!);
   }
+  /**
+   * The live entry holding a referral code (the join path's `ref`). The lookups of one event-loop turn
+   * go to the database as one query (a join batch's refs: one round trip, not one each).
+   */
+  referrerId(projectId: string, code: string): Promise<string | undefined> {
+    return this.referrers.add({ projectId, code });
+  }
+  private readonly referrers = new Batcher<{ projectId: string; code: string }, string | undefined>(
+    async (refs) => {
+      const r = await this.db.execute<{ project_id: string; referral_code: string; id: string }>(
+        sql`SELECT e.project_id, e.referral_code, e.id FROM entries e
+          JOIN unnest(${sql.param(refs.map((x) => x.projectId))}::text[], ${sql.param(refs.map((x) => x.code))}::text[]) AS q(project_id, code)
+            ON e.project_id = q.project_id AND e.referral_code = q.code
+          WHERE e.deleted_at IS NULL`,
+      );
+      const found = new Map(r.rows.map((x) => [`${x.project_id}\u0000${x.referral_code}`, x.id]));
+      return refs.map((x) => found.get(`${x.projectId}\u0000${x.code}`));
+    },
+    { fatal: pgUnavailable },
+  ); // the database down: every lookup fails at once (503), none retried alone
   async entryByStatusToken(hash: string) {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
   }

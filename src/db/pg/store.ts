@@ -28,7 +28,7 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
-import { creditIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
+import { creditManyIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
@@ -350,10 +350,12 @@ class PgStore implements Store {
         ),
       );
       const ids = new Set(inserted.rows.map((r) => r.id));
-      const credits = batch
-        .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
-        .sort((a, b) => (a.row.referredBy! < b.row.referredBy! ? -1 : 1));
-      for (const p of credits) await creditIn(tx, p.row.projectId, p.row.referredBy, 1);
+      await creditManyIn(
+        tx,
+        batch
+          .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
+          .map((p) => ({ projectId: p.row.projectId, referrerId: p.row.referredBy! })),
+      );
       const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!);
       if (writes.length) {
         await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
