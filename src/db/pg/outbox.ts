@@ -35,20 +35,23 @@ export async function writeOutboxPg(tx: PgExecutor, writes: OutboxWrites | undef
     n += writes.events.length;
   }
   if (writes?.emails?.length) {
-    await tx.insert(s.deliveries).values(
-      writes.emails.map((m) => ({
-        id: m.id,
-        projectId: m.projectId,
-        kind: 'email',
-        type: m.template,
-        recipient: m.recipient,
-        data: m.data,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: m.createdAt,
-        createdAt: m.createdAt,
-        updatedAt: m.createdAt,
-      })),
+    await tx.execute(
+      bulkInsert(
+        s.deliveries,
+        writes.emails.map((m) => ({
+          id: m.id,
+          projectId: m.projectId,
+          kind: 'email',
+          type: m.template,
+          recipient: m.recipient,
+          data: m.data,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: m.createdAt,
+          createdAt: m.createdAt,
+          updatedAt: m.createdAt,
+        })),
+      ),
     );
     n += writes.emails.length;
   }
@@ -268,6 +271,6 @@ export class PgEventStore implements EventStore {
 async function insertDeliveries(tx: PgExecutor, rows: NewDelivery[]) {
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
-    await tx.insert(s.deliveries).values(chunk).onConflictDoNothing(); // digest rows have fixed ids
+    await tx.execute(bulkInsert(s.deliveries, chunk, sql`ON CONFLICT DO NOTHING`)); // digest rows have fixed ids
   }
 }

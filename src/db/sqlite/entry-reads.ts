@@ -11,6 +11,7 @@
 import type Database from 'better-sqlite3';
 import { fold, foldChar, unfold } from '../fold.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
+import { Statements } from './statements.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
 // own row objects, which matters when an export reads a million of them.
@@ -92,32 +93,23 @@ const likeClause = (n: number, alias: string) =>
 const likeArgs = (patterns: string[]) => patterns.flatMap((p) => [p, p]);
 
 export class EntryReads {
-  private readonly stmts = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
   private readonly read: (fn: () => Counted<EntryRow>) => Counted<EntryRow>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
+    this.statements = new Statements(db);
     // One snapshot for the total and the page, so they agree under concurrent joins.
     const tx = db.transaction((fn: () => Counted<EntryRow>) => fn());
     this.read = (fn) => (db.inTransaction ? fn() : tx.deferred(fn));
   }
 
   private stmt(sql: string): Database.Statement {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
+    return this.statements.get(sql);
   }
 
   /** Entry rows of a `SELECT ${COLS} …` statement. */
   private rows(sql: string, ...args: unknown[]): EntryRow[] {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql).raw();
-      this.stmts.set(sql, s);
-    }
-    return (s.all(...args) as RawRow[]).map(toRow);
+    return (this.statements.get(sql, true).all(...args) as RawRow[]).map(toRow);
   }
 
   /** True while rowid order equals id order (see search_state in the migration). */

@@ -6,6 +6,7 @@ import type { OutboxWrites } from '../outbox.js';
 import { writeOutbox } from './outbox.js';
 import type { Counted, EntryRow, PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
+import { Statements } from './statements.js';
 
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 /** The project's referralBoost, read inside the writing transaction. */
@@ -13,12 +14,14 @@ const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0
 const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
 
 export class SqliteLifecycle implements LifecycleStore {
-  private readonly stmts = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
   constructor(
     private readonly db: Database.Database,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
     private readonly outboxWritten: () => void = () => {},
-  ) {}
+  ) {
+    this.statements = new Statements(db);
+  }
 
   /** Writes a change's outbox rows (inside the transaction); true when anything was written. */
   private out<T>(outbox: OutboxOf<T> | undefined, changed: T): boolean {
@@ -26,14 +29,7 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   private stmt(sql: string, raw = false): Database.Statement {
-    const key = (raw ? 'r:' : 's:') + sql;
-    let s = this.stmts.get(key);
-    if (!s) {
-      s = this.db.prepare(sql);
-      if (raw) s.raw();
-      this.stmts.set(key, s);
-    }
-    return s;
+    return this.statements.get(sql, raw);
   }
   private rows(sql: string, ...args: unknown[]): EntryRow[] {
     return (this.stmt(sql, true).all(...args) as RawRow[]).map(toRow);

@@ -21,6 +21,7 @@ import {
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import * as s from './schema.js';
+import { Statements } from './statements.js';
 import { unsynced } from './sync.js';
 
 interface Stmts {
@@ -65,17 +66,14 @@ export class SqliteEventStore implements EventStore {
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
     private readonly written: () => void,
-  ) {}
+  ) {
+    this.statements = new Statements(sqlite);
+  }
 
   // The dispatcher's statements run after every join batch: prepared once.
-  private readonly stmts = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
   private stmt(sql: string): Database.Statement {
-    let st = this.stmts.get(sql);
-    if (!st) {
-      st = this.sqlite.prepare(sql);
-      this.stmts.set(sql, st);
-    }
-    return st;
+    return this.statements.get(sql);
   }
 
   // ---- webhooks ----
