@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BATCH } from '../../src/core/import/run.js';
 import { fails, issuePaths, ok } from '../helpers/api.js';
 import { type Client, postJoin, projectWithKey, ROOT, signedUp, useServer } from '../helpers/server.js';
 
@@ -136,6 +137,24 @@ describe('round trip and formats', () => {
       ['q3@example.com', 4],
     ]);
     expect(q[1]).toMatchObject({ status: 'waiting', referralCode: expect.stringMatching(/^\S{8,}$/) });
+  });
+
+  it('a file of several batches keeps its date order across batch edges, and every row is searchable and counted', async () => {
+    const p = await projectWithKey(owner, 'Import Batches');
+    const n = BATCH * 2 + 345; // three batches, the last one partial
+    const t0 = Date.UTC(2024, 0, 1);
+    const lines = Array.from({ length: n }, (_, i) => `b${i}@batch.example,${new Date(t0 + i * 60_000).toISOString()}`);
+    lines[n - 1] = `b${BATCH - 1}@batch.example,2025-01-01`; // a duplicate of a row in the first batch
+    expect(ok(await upload(p, `email,created_at\n${lines.join('\n')}\n`))).toMatchObject({ imported: n - 1, duplicates: 1 });
+    const stats = ok(await owner.get(`/api/project/${p.projectId}/stats`));
+    expect(stats.total).toBe(n - 1);
+    // The rows on each side of each batch edge are next to each other in the queue, in date order.
+    for (const i of [BATCH - 1, BATCH, 2 * BATCH - 1, 2 * BATCH, n - 2]) {
+      const found = ok(await owner.get(`/api/project/${p.projectId}/waitlist?search=${encodeURIComponent(`b${i}@batch`)}`));
+      expect(found.items.map((e: { email: string }) => e.email)).toContain(`b${i}@batch.example`);
+      const e = found.items.find((x: { email: string }) => x.email === `b${i}@batch.example`);
+      expect(e.position).toBe(i + 1);
+    }
   });
 
   it('a dry run counts the same and writes nothing', async () => {

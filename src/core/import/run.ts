@@ -13,9 +13,16 @@ import { pick, toRow, type Picked } from './rows.js';
 export const IMPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export const MAX_REPORTED = 100;
-/** Rows a transaction (one fsync) at a time; also the window sorted by createdAt. (2,000 and 4,000 were
- *  no faster within the noise of a loaded machine, and grew the server's RSS more.) */
-export const BATCH = 1000;
+/**
+ * Rows a transaction (one fsync) at a time; also the window sorted by createdAt. Each batch has a fixed
+ * cost (a new FTS5 segment to merge later, the bulk statements' trigger swap, a commit of every page it
+ * dirtied, and a random-key index dirties nearly one page per row in small batches), so on a quiet machine
+ * 1M CSV rows took 127 s in batches of 1,000, 68 s of 4,000, 63 s of 6,000 and 55-57 s of 8,000, with
+ * the server's RSS growing 115, 181, 187 and 196-199 MB (`node bench/surface.mjs --full --import-only`).
+ * The price: on SQLite a batch holds the event loop for its insert (about 0.4 s at 1M entries), so joins
+ * arriving meanwhile wait that long.
+ */
+export const BATCH = 8000;
 /** Records held back while an `auto` date format is still unsettled. */
 const MAX_HELD = 10_000;
 

@@ -3,6 +3,7 @@
 import { lt, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { EntryRow } from '../store.js';
+import { bulkInsert } from './bulk.js';
 import { reserveOrdinalsIn } from './lifecycle.js';
 import * as s from './schema.js';
 
@@ -56,12 +57,14 @@ export class PgSurface {
       }
       let n = 0;
       for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
-        const r = await tx
-          .insert(s.entries)
-          .values(rows.slice(i, i + IMPORT_CHUNK))
-          .onConflictDoNothing({ target: [s.entries.projectId, s.entries.emailNorm], where: sql`deleted_at IS NULL` })
-          .returning({ id: s.entries.id });
-        n += r.length;
+        const r = await tx.execute(
+          bulkInsert(
+            s.entries,
+            rows.slice(i, i + IMPORT_CHUNK),
+            sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`,
+          ),
+        );
+        n += r.rowCount ?? 0;
       }
       return n;
     });
