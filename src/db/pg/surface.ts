@@ -3,9 +3,11 @@
 import { lt, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { EntryRow } from '../store.js';
+import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
 import { reserveOrdinalsIn } from './lifecycle.js';
 import * as s from './schema.js';
+import { pgUnavailable } from './unavailable.js';
 
 // 14 columns a row: 1000 rows stay far below PostgreSQL's 65,535 bind parameters.
 const IMPORT_CHUNK = 1000;
@@ -27,13 +29,31 @@ export class PgSurface {
       this.lastPurge = now;
       await this.db.delete(s.captchaSolutions).where(lt(s.captchaSolutions.expiresAt, now));
     }
-    const r = await this.db
-      .insert(s.captchaSolutions)
-      .values({ signature, expiresAt })
-      .onConflictDoNothing()
-      .returning({ signature: s.captchaSolutions.signature });
-    return r.length === 1;
+    return this.solutions.add({ signature, expiresAt });
   }
+
+  /**
+   * The solutions used during one event-loop turn go in as one INSERT (one commit, not one per join);
+   * the unique signature still settles every race, across instances too. Within the turn the first
+   * use of a signature wins and any later one in the same batch is refused, as it would be one by one.
+   */
+  private readonly solutions = new Batcher<{ signature: string; expiresAt: number }, boolean>(
+    async (batch) => {
+      const first = new Map<string, number>(); // signature → index of its first use in the batch
+      batch.forEach((x, i) => {
+        if (!first.has(x.signature)) first.set(x.signature, i);
+      });
+      const fresh = [...first.keys()];
+      const r = await this.db.execute<{ signature: string }>(
+        sql`INSERT INTO captcha_solutions (signature, expires_at)
+            SELECT * FROM unnest(${sql.param(fresh)}::text[], ${sql.param(fresh.map((sig) => batch[first.get(sig)!]!.expiresAt))}::bigint[])
+            ON CONFLICT (signature) DO NOTHING RETURNING signature`,
+      );
+      const inserted = new Set(r.rows.map((x) => x.signature));
+      return batch.map((x, i) => inserted.has(x.signature) && first.get(x.signature) === i);
+    },
+    { fatal: pgUnavailable },
+  );
 
   async liveEmailNorms(projectId: string, norms: string[]): Promise<string[]> {
     if (!norms.length) return [];
