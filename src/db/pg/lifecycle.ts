@@ -49,32 +49,28 @@ export async function creditIn(tx: Conn, projectId: string, referrerId: string |
 }
 
 /**
- * Credits many referrers in one statement (a join batch's referred entries): one round trip and one run
- * of the queue's statement trigger instead of one per referred join. Credits to the same referrer are
- * summed; rows are locked in id order. The caller holds the projects' queue locks.
+ * A join batch's INSERT with the referral credits of its rows, in one statement: `insert` is an INSERT
+ * INTO entries … RETURNING id, project_id, referred_by, status, and the statement answers the ids it
+ * inserted. Each row that enters the queue as waiting with a referrer credits that referrer, who is
+ * always an earlier, committed entry (the ref was looked up before the batch). Credits to the same
+ * referrer are summed, rows are locked in id order, and the queue's statement trigger runs once for all
+ * of them. One round trip instead of two: a batch with any referred join used to send the credits as a
+ * statement of their own. The caller holds the projects' queue locks.
  */
-export async function creditManyIn(tx: Conn, credits: readonly { projectId: string; referrerId: string }[]): Promise<void> {
-  if (!credits.length) return;
-  const sums = new Map<string, { projectId: string; referrerId: string; n: number }>();
-  for (const c of credits) {
-    const key = `${c.projectId}\u0000${c.referrerId}`;
-    const had = sums.get(key);
-    if (had) had.n++;
-    else sums.set(key, { ...c, n: 1 });
-  }
-  const list = [...sums.values()];
-  await tx.execute(
-    sql`WITH c AS (
-          SELECT * FROM unnest(${sql.param(list.map((c) => c.projectId))}::text[], ${sql.param(list.map((c) => c.referrerId))}::text[],
-            ${sql.param(list.map((c) => c.n))}::int[]) AS c(project_id, id, n)),
-        locked AS MATERIALIZED (
-          SELECT e.id, c.n, c.project_id FROM entries e JOIN c ON e.id = c.id AND e.project_id = c.project_id
-          WHERE e.deleted_at IS NULL ORDER BY e.id FOR UPDATE OF e)
+export function insertCrediting(insert: SQL): SQL {
+  return sql`WITH ins AS (${insert}),
+      c AS (
+        SELECT project_id, referred_by AS id, count(*)::int AS n FROM ins
+        WHERE status = 'waiting' AND referred_by IS NOT NULL GROUP BY project_id, referred_by),
+      locked AS MATERIALIZED (
+        SELECT e.id, c.n, c.project_id FROM entries e JOIN c ON e.id = c.id AND e.project_id = c.project_id
+        WHERE e.deleted_at IS NULL ORDER BY e.id FOR UPDATE OF e),
+      credited AS (
         UPDATE entries e SET referrals = greatest(0, e.referrals + l.n),
           k = e.ordinal - coalesce((p.settings::jsonb->>'referralBoost')::bigint, 0) * greatest(0, e.referrals + l.n)
         FROM locked l JOIN projects p ON p.id = l.project_id
-        WHERE e.id = l.id AND e.deleted_at IS NULL`,
-  );
+        WHERE e.id = l.id AND e.deleted_at IS NULL RETURNING e.id)
+    SELECT id FROM ins`;
 }
 
 const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';

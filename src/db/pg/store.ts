@@ -28,7 +28,7 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
-import { creditManyIn, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
+import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
@@ -342,20 +342,16 @@ class PgStore implements Store {
           p.row.k = p.row.ordinal;
         }
       }
+      const rows = batch.map((p) => p.row);
+      const insert = (returning: SQL) =>
+        bulkInsert(s.entries, rows, sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING ${returning}`);
+      // A batch with referred joins credits their referrers in the same statement (insertCrediting).
       const inserted = await tx.execute<{ id: string }>(
-        bulkInsert(
-          s.entries,
-          batch.map((p) => p.row),
-          sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING id`,
-        ),
+        rows.some((r) => r.referredBy && r.status === 'waiting')
+          ? insertCrediting(insert(sql`id, project_id, referred_by, status`))
+          : insert(sql`id`),
       );
       const ids = new Set(inserted.rows.map((r) => r.id));
-      await creditManyIn(
-        tx,
-        batch
-          .filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.referredBy)
-          .map((p) => ({ projectId: p.row.projectId, referrerId: p.row.referredBy! })),
-      );
       const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!);
       if (writes.length) {
         await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });

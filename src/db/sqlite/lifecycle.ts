@@ -44,12 +44,13 @@ export class SqliteLifecycle implements LifecycleStore {
 
   /** Gives `n` consecutive ordinals of the project; answers the first. Call inside a write transaction. */
   reserveOrdinalsSync(projectId: string, n: number): number {
-    const last = this.stmt(
+    // Two statements, not one with RETURNING: SQLite answers RETURNING through an ephemeral table with
+    // its own page cache, opened and torn down on every call (this runs once per join batch).
+    this.stmt(
       `INSERT INTO entry_ordinals(project_id, last) VALUES (?, ?)
-       ON CONFLICT(project_id) DO UPDATE SET last = last + excluded.last RETURNING last`,
-    )
-      .pluck()
-      .get(projectId, n) as number;
+       ON CONFLICT(project_id) DO UPDATE SET last = last + excluded.last`,
+    ).run(projectId, n);
+    const last = this.stmt('SELECT last FROM entry_ordinals WHERE project_id = ?').pluck().get(projectId) as number;
     return last - n + 1;
   }
   async reserveOrdinals(projectId: string, n: number) {

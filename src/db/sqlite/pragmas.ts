@@ -13,6 +13,12 @@ export function applyPragmas(db: Database.Database): void {
   db.pragma('busy_timeout = 5000');
   // 64 MiB page cache (default 2 MiB): search and deep pages revisit index pages; bounded, unlike mmap.
   db.pragma('cache_size = -65536');
+  // Statement journals in memory. A statement that may fail half-way (a join's INSERT with its triggers)
+  // first copies every page it changes to a statement journal; past 64 KiB SQLite spills that journal to
+  // a temporary file, and a join touches about that much, so each join wrote its pages twice through the
+  // kernel. In memory the journal costs a memcpy and is freed at the end of the statement. Temporary
+  // tables and indexes (none in this schema) would live in memory too.
+  db.pragma('temp_store = MEMORY');
 }
 
 export const INSERT_ENTRY_SQL = `INSERT INTO entries (id, project_id, email, email_norm, name, source, metadata, ip,
