@@ -272,25 +272,15 @@ export async function seedPg(url, projectId, n, opts = {}) {
     const { rows: reserved } = await client.query(RESERVE, [projectId, n]);
     opts = { ...opts, firstOrdinal: Number(reserved[0].last) - n + 1 };
     const arrays = COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ');
-    // Since the lifecycle: join ordinals (k = ordinal, no referrals) taken from the project's counter
-    // as the server does, so positions and the queue buckets are those of real joins.
-    const queued = 'ordinal' in typeOf;
-    const base = `$${COLUMNS.length + 1}::bigint + x.n - 1`;
-    const sql = `INSERT INTO entries (${COLUMNS.join(', ')}${queued ? ', ordinal, k' : ''})
-      SELECT ${COLUMNS.map(expr).join(', ')}${queued ? `, ${base}, ${base}` : ''}
-      FROM unnest(${arrays}) WITH ORDINALITY AS x(${COLUMNS.map((_, i) => `c${i}`).join(', ')}, n)`;
+    // The rows carry their join ordinals (k = ordinal, no referrals), reserved above from the project's
+    // counter as the server does, so positions and the queue buckets are those of real joins.
+    const sql = `INSERT INTO entries (${COLUMNS.join(', ')})
+      SELECT ${COLUMNS.map(expr).join(', ')}
+      FROM unnest(${arrays}) AS x(${COLUMNS.map((_, i) => `c${i}`).join(', ')})`;
     /** @type {(string | null)[][]} */
     let batch = COLUMNS.map(() => []);
     const flush = async () => {
-      const n = batch[0].length;
-      if (n && queued) {
-        const r = await client.query(
-          `INSERT INTO entry_ordinals (project_id, last) VALUES ($1, $2)
-           ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING last`,
-          [projectId, n],
-        );
-        await client.query(sql, [...batch, Number(r.rows[0].last) - n + 1]);
-      } else if (n) await client.query(sql, batch);
+      if (batch[0].length) await client.query(sql, batch);
       batch = COLUMNS.map(() => []);
     };
     for (const r of entries(projectId, n, opts)) {
