@@ -138,7 +138,9 @@ async function checkpoint(url) {
     await c.query('CHECKPOINT');
   } catch (err) {
     checkpointRefused = true;
-    process.stderr.write(`· lifecycle: CHECKPOINT refused (${/** @type {Error} */ (err).message}); runs are not aligned with checkpoints\n`);
+    process.stderr.write(
+      `· lifecycle: CHECKPOINT refused (${/** @type {Error} */ (err).message}); runs are not aligned with checkpoints\n`,
+    );
   } finally {
     await c.end();
   }
