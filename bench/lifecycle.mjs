@@ -58,7 +58,7 @@ export async function seedSqliteLc(file, projectId, n) {
   return rows;
 }
 
-export async function seedPgLc(url, projectId, n) {
+async function seedPgLc(url, projectId, n) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();

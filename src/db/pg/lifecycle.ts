@@ -69,7 +69,7 @@ export function insertCrediting(insert: SQL): SQL {
         UPDATE entries e SET referrals = greatest(0, e.referrals + l.n),
           k = e.ordinal - coalesce((p.settings::jsonb->>'referralBoost')::bigint, 0) * greatest(0, e.referrals + l.n)
         FROM locked l JOIN projects p ON p.id = l.project_id
-        WHERE e.id = l.id AND e.deleted_at IS NULL RETURNING e.id)
+        WHERE e.id = l.id AND e.deleted_at IS NULL)
     SELECT id FROM ins`;
 }
 
@@ -131,8 +131,8 @@ export class PgLifecycle implements LifecycleStore {
   }
 
   // `k <= mine` is implied by `(k, ordinal) < (mine, …)` but spelled out: the planner cannot bound k from
-  // a row comparison, estimated ~8 % of the table for `k >= bucket start` and the comparison together,
-  // and at 1M entries counted with a parallel sequential scan (130–250 ms) instead of the queue index.
+  // a row comparison, estimated ~200,000 rows for `k >= bucket start` and the comparison together (82,518
+  // per parallel worker), and at 1M entries counted with a parallel sequential scan (130–250 ms) instead of the queue index.
   private async positionOf(conn: Conn, projectId: string, k: number, ordinal: number) {
     const bucket = Math.floor(k / BUCKET_SIZE);
     const r = await conn.execute<{ below: string; mine: string }>(sql`SELECT
