@@ -6,6 +6,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { Batcher } from '../batcher.js';
+import type { Exec } from './named.js';
 import { writeOutboxPg } from './outbox.js';
 import { pgUnavailable } from './unavailable.js';
 import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
@@ -26,7 +27,7 @@ export async function lockQueue(tx: Conn, projectId: string): Promise<void> {
 }
 
 /** Reserves `n` ordinals of the project inside `tx` (taking the queue lock); answers the first. */
-export async function reserveOrdinalsIn(tx: Conn, projectId: string, n: number): Promise<number> {
+export async function reserveOrdinalsIn(tx: Exec, projectId: string, n: number): Promise<number> {
   const r = await tx.execute<{ last: string }>(
     sql`INSERT INTO entry_ordinals(project_id, last) VALUES (${projectId}, ${n})
         ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING last`,

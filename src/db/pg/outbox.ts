@@ -21,6 +21,7 @@ import {
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import { bulkInsert } from './bulk.js';
+import type { Exec } from './named.js';
 import * as s from './schema.js';
 
 type Db = NodePgDatabase<typeof s>;
@@ -28,7 +29,7 @@ type Db = NodePgDatabase<typeof s>;
 export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | 'delete'>;
 
 /** Appends events and emails to the outbox with `tx`, the caller's transaction. */
-export async function writeOutboxPg(tx: PgExecutor, writes: OutboxWrites | undefined): Promise<boolean> {
+export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
   if (writes?.events?.length) {
     await tx.execute(bulkInsert(s.events, writes.events)); // one array per column, not one parameter per cell

@@ -30,6 +30,7 @@ import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
 import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
+import { namedTransaction, type Exec } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
@@ -330,8 +331,9 @@ class PgStore implements Store {
 
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
-    // the referral credits of rows that enter the queue as waiting, and their outbox rows.
-    const ids = await this.db.transaction(async (tx) => {
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Its
+    // statements are named (prepared once per connection, src/db/pg/named.ts).
+    const ids = await namedTransaction(this.pool, async (tx) => {
       const byProject = new Map<string, PendingJoin[]>();
       for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
       for (const projectId of [...byProject.keys()].sort()) {
@@ -368,7 +370,7 @@ class PgStore implements Store {
    * Sets each key's lastUsedAt to its latest join in the batch (inserted or duplicate: the key was used),
    * as SQLite does, in the batch's transaction (no second commit; the column bumps no catalog version).
    */
-  private async touchKeys(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, batch: PendingJoin[]): Promise<void> {
+  private async touchKeys(tx: Exec, batch: PendingJoin[]): Promise<void> {
     const latest = new Map<string, number>();
     for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
     await tx.execute(
@@ -385,7 +387,7 @@ class PgStore implements Store {
    * the new entries are the last of the waiting queue, in ordinal order, and the i-th of n new ones is
    * at waiting total − n + i (1-based).
    */
-  private async newPositions(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, groups: PendingJoin[][], ids: Set<string>) {
+  private async newPositions(tx: Exec, groups: PendingJoin[][], ids: Set<string>) {
     const waiting = groups
       .map((rows) => rows.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
       .filter((rows) => rows.length > 0);
