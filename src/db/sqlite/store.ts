@@ -32,6 +32,7 @@ import { EntryReads } from './entry-reads.js';
 import { FtsIndexer, registerSearchMatch } from './fts-indexer.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
+import { Checkpointer } from './checkpointer.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
@@ -108,6 +109,7 @@ class SqliteStore implements Store {
   private readonly insertBatch;
   private readonly reads: EntryReads;
   private readonly fts: FtsIndexer;
+  private readonly checkpointer: Checkpointer | undefined;
   private readonly surface: SqliteSurface;
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
@@ -130,6 +132,8 @@ class SqliteStore implements Store {
     registerSearchMatch(sqlite);
     this.reads = new EntryReads(sqlite);
     this.fts = new FtsIndexer(sqlite);
+    // A file database in WAL mode (not ':memory:'): checkpoints on a worker thread.
+    this.checkpointer = sqlite.memory ? undefined : new Checkpointer(file, sqlite);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
@@ -192,6 +196,7 @@ class SqliteStore implements Store {
       (batch) =>
         withRetry(() => {
           const results = this.insertBatch.immediate(batch);
+          this.checkpointer?.committed(); // the log grew: the worker copies it back, off this thread
           this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
@@ -522,6 +527,7 @@ class SqliteStore implements Store {
     await this.joins.drain();
     this.fts.close(); // what is still queued is indexed by the next process to open the file
     this.surface.flushSolutions();
+    await this.checkpointer?.close(); // first: the last connection to close checkpoints and removes the log
     this.sqlite.close();
   }
 }
