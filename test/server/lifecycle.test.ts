@@ -177,6 +177,14 @@ describe('subscriber self-service', () => {
     fails(await admin.get(`/api/project/${p.projectId}/waitlist/${me.entryId}`), 404, 'not_found');
     const rows = await dbQuery(server, 'SELECT * FROM entries WHERE id = ? OR email = ?', [me.entryId, email]);
     expect(rows).toEqual([]);
+    // nor in PostgreSQL's search copy (entry_search)
+    if (DIALECT === 'pg') {
+      const copies = await dbQuery(server, 'SELECT entry_id FROM entry_search WHERE entry_id = ? OR email_norm = ?', [
+        me.entryId,
+        email.toLowerCase(),
+      ]);
+      expect(copies).toEqual([]);
+    }
     // nor in the outbox: events keep only the id; no email row names the address
     const evs = await dbQuery<{ type: string; payload: string }>(server, 'SELECT type, payload FROM events WHERE payload LIKE ?', [
       `%${me.entryId}%`,

@@ -8,8 +8,9 @@ import type { OutboxWrites } from '../outbox.js';
 import { Batcher } from '../batcher.js';
 import type { Exec } from './named.js';
 import { writeOutboxPg } from './outbox.js';
+import { searchIds } from './search.js';
 import { pgUnavailable } from './unavailable.js';
-import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
+import type { Counted, EntryRow, PageArgs } from '../store.js';
 import * as s from './schema.js';
 
 type Db = NodePgDatabase<typeof s>;
@@ -191,15 +192,12 @@ export class PgLifecycle implements LifecycleStore {
     return Number(r.rows[0]!.n);
   }
 
-  async queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow>> {
+  async queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow> & { positions?: Map<string, number> }> {
     if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
     const status = q.sort === 'position' ? 'waiting' : q.status;
     const parts: SQL[] = [live(projectId)];
     if (status) parts.push(eq(s.entries.status, status));
-    if (q.search) {
-      const pattern = `%${escapeLike(q.search.toLowerCase())}%`;
-      parts.push(sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\')`);
-    }
+    if (q.search) parts.push(sql`${s.entries.id} IN (${searchIds(projectId, q.search)})`);
     const where = and(...parts)!;
     const order = q.sort === 'position' ? [asc(s.entries.k), asc(s.entries.ordinal)] : [desc(s.entries.id)];
     return this.db.transaction(
@@ -216,7 +214,8 @@ export class PgLifecycle implements LifecycleStore {
           .orderBy(...order)
           .limit(page.limit)
           .offset(page.offset);
-        return { rows: rows as EntryRow[], total };
+        if (q.sort !== 'position' || q.search) return { rows: rows as EntryRow[], total };
+        return { rows: rows as EntryRow[], total, positions: new Map(rows.map((r, i) => [r.id, page.offset + i + 1])) };
       },
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );

@@ -117,9 +117,26 @@ export const entries = pgTable(
     // One live entry per (project, normalised email): the database settles races across instances.
     uniqueIndex('entries_live_email_uq').on(t.projectId, t.emailNorm).where(sql`${t.deletedAt} IS NULL`),
     index('entries_live_list_idx').on(t.projectId, t.id).where(sql`${t.deletedAt} IS NULL`),
-    // Substring search (ILIKE/LIKE '%q%') through trigrams; needs CREATE EXTENSION pg_trgm (in the migration).
-    index('entries_email_trgm_idx').using('gin', sql`${t.emailNorm} gin_trgm_ops`),
-    index('entries_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+  ],
+);
+
+/**
+ * What search reads of an entry, kept by triggers on `entries` (migrations/pg/0008_search_table.sql),
+ * with the trigram indexes: an UPDATE of `entries` that leaves email and name alone writes nothing here.
+ */
+export const entrySearch = pgTable(
+  'entry_search',
+  {
+    entryId: text('entry_id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    emailNorm: text('email_norm').notNull(),
+    name: text('name'),
+    live: boolean('live').notNull(),
+  },
+  (t) => [
+    // Substring search (LIKE '%q%') through trigrams; needs CREATE EXTENSION pg_trgm (0000_init.sql).
+    index('entry_search_email_trgm_idx').using('gin', sql`${t.emailNorm} gin_trgm_ops`),
+    index('entry_search_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
   ],
 );
 

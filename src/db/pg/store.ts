@@ -1,7 +1,3 @@
-// PostgreSQL implementation of the Store (node-postgres + drizzle), for several instances sharing one
-// database. Everything that must hold across instances lives in the database: unique indexes settle
-// duplicate joins, sessions and key revocation are read on every request.
-import { fold } from '../fold.js';
 import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { liveKey, liveKeys } from '../conditions.js';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
@@ -11,7 +7,6 @@ import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DatabaseUnavailableError } from '../errors.js';
 import {
-  escapeLike,
   positionAtInsert,
   type Counted,
   type EntryRow,
@@ -32,6 +27,7 @@ import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js'
 import type { OutboxWrites } from '../outbox.js';
 import { namedTransaction, type Exec } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
+import { searchIds } from './search.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
 import { CatalogCache } from './catalog-cache.js';
@@ -408,20 +404,11 @@ class PgStore implements Store {
   private entryFilter(projectId: string, search?: string): SQL {
     const live = and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
     if (!search) return live;
-    // The search fold (src/db/fold.ts). PostgreSQL's lower() also folds İ to i: the first LIKE (the
-    // one the trigram index answers) does the same, the second tells İ apart as SQLite does.
-    const folded = fold(search);
-    const pattern = `%${escapeLike(folded.replaceAll('İ', 'i'))}%`;
-    const exact = `%${escapeLike(folded.replaceAll('İ', '\u0001'))}%`;
-    return and(
-      live,
-      sql`(${s.entries.emailNorm} LIKE ${pattern} ESCAPE '\\' OR (lower(${s.entries.name}) LIKE ${pattern} ESCAPE '\\'
-        AND lower(replace(${s.entries.name}, 'İ', chr(1))) LIKE ${exact} ESCAPE '\\'))`,
-    )!;
+    return and(live, sql`${s.entries.id} IN (${searchIds(projectId, search)})`)!;
   }
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
-    const where = this.entryFilter(projectId, search);
-    if (search) return this.searchPage(where, page);
+    if (search) return this.searchPage(projectId, search, page);
+    const where = this.entryFilter(projectId);
     const total = await this.liveCount(projectId);
     if (page.offset >= total) return { rows: [], total };
     // A deep page walks the (project_id, id) index from whichever end is nearer.
@@ -435,13 +422,14 @@ class PgStore implements Store {
   }
   /**
    * A search page and its exact total from one pass over the matches: the trigram indexes give the
-   * candidates, one bitmap heap scan checks them and keeps their ids (the count needs that visit
-   * anyway), and only the page's rows are read again. Without this the page query walked the id index
-   * newest-first through every entry when a needle is rare (one match at 1M: the whole table).
+   * candidates, one bitmap heap scan of the narrow `entry_search` table checks them and keeps their ids
+   * (the count needs that visit anyway), and only the page's rows are read from `entries`. Without this
+   * the page query walked the id index newest-first through every entry when a needle is rare (one
+   * match at 1M: the whole table).
    */
-  private async searchPage(where: SQL, page: PageArgs): Promise<Counted<EntryRow>> {
+  private async searchPage(projectId: string, search: string, page: PageArgs): Promise<Counted<EntryRow>> {
     const m = await this.db.execute<{ n: string; ids: string[] | null }>(sql`
-      WITH m AS MATERIALIZED (SELECT ${s.entries.id} AS id FROM ${s.entries} WHERE ${where})
+      WITH m AS MATERIALIZED (${searchIds(projectId, search)})
       SELECT (SELECT count(*) FROM m) AS n,
         (SELECT array_agg(id ORDER BY id DESC) FROM (SELECT id FROM m ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p) AS ids`);
     const total = Number(m.rows[0]?.n ?? 0);
