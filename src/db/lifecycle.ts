@@ -76,8 +76,12 @@ export interface LifecycleStore {
   positions(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'status' | 'k' | 'ordinal'>[]): Promise<Map<string, number>>;
   /** Waiting entries of the project. */
   waitingTotal(projectId: string): Promise<number>;
-  /** A page of live entries filtered by status and/or sorted by position, with the exact total. */
-  queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow>>;
+  /**
+   * A page of live entries filtered by status and/or sorted by position, with the exact total. In queue
+   * order without a search the page is a slice of the queue, so it comes with its rows' positions
+   * (offset + 1, offset + 2, …, read in the page's snapshot) and needs no position query.
+   */
+  queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow> & { positions?: Map<string, number> }>;
   statusCounts(projectId: string): Promise<StatusCounts>;
   /** Live entries with referrals > 0, most referrals first (earlier join first on ties). */
   leaderboard(projectId: string, limit: number): Promise<EntryRow[]>;

@@ -111,7 +111,13 @@ describe('exact positions under a random mix of operations', () => {
         }
         const queue = ok(await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=100`));
         expect(queue.items.map((e: { entryId: string }) => e.entryId)).toEqual(waiting.slice(0, 100).map((w) => w.id));
+        expect(queue.items.map((e: { position: number }) => e.position)).toEqual(waiting.slice(0, 100).map((_, i) => i + 1));
         expect(queue.total).toBe(waiting.length);
+        // A later page of the queue: its rows' positions continue from the page's offset.
+        const page2 = ok(await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=7&page=2`));
+        expect(page2.items.map((e: { entryId: string; position: number }) => [e.entryId, e.position])).toEqual(
+          waiting.slice(7, 14).map((w, i) => [w.id, 8 + i]),
+        );
       }),
       { numRuns: 6 },
     );

@@ -189,7 +189,11 @@ export class SqliteLifecycle implements LifecycleStore {
     return this.waitingTotalSync(projectId);
   }
 
-  async queuePage(projectId: string, q: QueueQuery, { offset, limit }: PageArgs): Promise<Counted<EntryRow>> {
+  async queuePage(
+    projectId: string,
+    q: QueueQuery,
+    { offset, limit }: PageArgs,
+  ): Promise<Counted<EntryRow> & { positions?: Map<string, number> }> {
     const status = q.sort === 'position' ? 'waiting' : q.status;
     if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
     const where: string[] = [LIVE];
@@ -206,7 +210,7 @@ export class SqliteLifecycle implements LifecycleStore {
     }
     const order = q.sort === 'position' ? 'e.k, e.ordinal' : 'e.id DESC';
     return this.db
-      .transaction((): Counted<EntryRow> => {
+      .transaction((): Counted<EntryRow> & { positions?: Map<string, number> } => {
         const total =
           status === 'waiting' && !q.search
             ? (this.stmt('SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ?').pluck().get(projectId) as number)
@@ -220,7 +224,8 @@ export class SqliteLifecycle implements LifecycleStore {
           limit,
           offset,
         );
-        return { rows, total };
+        if (q.sort !== 'position' || q.search) return { rows, total };
+        return { rows, total, positions: new Map(rows.map((r, i) => [r.id, offset + i + 1])) };
       })
       .deferred();
   }

@@ -26,11 +26,15 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
   app.get('/api/project/:projectId/waitlist', async (req, res) => {
     const p = await project(req);
     const q = parseQuery(req, entryListQuery);
-    const { rows, total } =
+    const page: Awaited<ReturnType<typeof queuePage>> =
       q.status || q.sort === 'position'
         ? await queuePage(store, p.id, { status: q.status, sort: q.sort, search: q.search }, pageArgs(q))
         : await entries.listEntries(store, p.id, pageArgs(q), q.search);
-    send(res, 200, 'Waitlist entries', pageOf(await withPositions(store, p.id, rows), q, total));
+    // A page in queue order comes with its positions; any other page asks for them.
+    const items = page.positions
+      ? page.rows.map((r) => toEntry(r, page.positions!.get(r.id) ?? null))
+      : await withPositions(store, p.id, page.rows);
+    send(res, 200, 'Waitlist entries', pageOf(items, q, page.total));
   });
 
   app.get('/api/project/:projectId/waitlist/export', async (req, res) => {
