@@ -77,6 +77,15 @@ it('SIGKILL in the middle of inviting 10,000: all or nothing, and the queue coun
       [projectId],
     )) as [{ w: number | string }];
     expect(Number(b)).toBe(Number(w));
+    if (DIALECT === 'pg') {
+      // and so do the groups of buckets that PostgreSQL sums positions from
+      const [{ g }] = (await dbQuery<{ g: number | string }>(
+        server,
+        'SELECT coalesce(sum(n), 0) AS g FROM position_groups WHERE project_id = ?',
+        [projectId],
+      )) as [{ g: number | string }];
+      expect(Number(g)).toBe(Number(w));
+    }
     await dbQuery(server, `UPDATE entries SET status = 'waiting', invite_code_hash = NULL WHERE project_id = ?`, [projectId]);
   }
   console.log(`[invite-crash] invited after each SIGKILL: ${outcomes.join(', ')}`);

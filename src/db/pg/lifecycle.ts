@@ -18,6 +18,15 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Conn = Db | Tx;
 
 const BUCKET_SIZE = 1024; // the triggers' k >> 10
+
+/**
+ * Waiting entries in the buckets below bucket `b` (an SQL expression): the groups of 64 buckets below
+ * b's group, plus the buckets of b's group below b (migrations/pg/0009_position_groups.sql).
+ */
+const below = (projectId: string, b: SQL) =>
+  sql`((SELECT coalesce(sum(n), 0) FROM position_groups WHERE project_id = ${projectId} AND grp < ((${b}) >> 6))
+    + (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId}
+         AND bucket >= (((${b}) >> 6) << 6) AND bucket < (${b})))`;
 const BULK_ROWS = 16; // more waiting rows than this (a list page of 20+, an export chunk): rank their buckets
 const first = <T>(rows: T[]): T | undefined => rows[0];
 const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
@@ -138,7 +147,7 @@ export class PgLifecycle implements LifecycleStore {
   private async positionOf(conn: Conn, projectId: string, k: number, ordinal: number) {
     const bucket = Math.floor(k / BUCKET_SIZE);
     const r = await conn.execute<{ below: string; mine: string }>(sql`SELECT
-      (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId} AND bucket < ${bucket}) AS below,
+      ${below(projectId, sql`${bucket}::bigint`)} AS below,
       (SELECT count(*) FROM entries WHERE project_id = ${projectId} AND status = 'waiting' AND deleted_at IS NULL
          AND k >= ${bucket * BUCKET_SIZE} AND k <= ${k}::bigint AND (k, ordinal) < (${k}::bigint, ${ordinal}::bigint)) AS mine`);
     return Number(r.rows[0]!.below) + Number(r.rows[0]!.mine) + 1;
@@ -156,7 +165,7 @@ export class PgLifecycle implements LifecycleStore {
     if (waiting.length > BULK_ROWS) return this.bulkPositions(projectId, waiting, out);
     // A whole page in one statement (one snapshot, one round trip): the same count per row.
     const res = await this.db.execute<{ id: string; pos: string }>(sql`SELECT v.id,
-        (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId} AND bucket < v.b)
+        ${below(projectId, sql`v.b`)}
         + (SELECT count(*) FROM entries e WHERE e.project_id = ${projectId} AND e.status = 'waiting' AND e.deleted_at IS NULL
              AND e.k >= v.b * ${BUCKET_SIZE} AND e.k <= v.k AND (e.k, e.ordinal) < (v.k, v.o)) + 1 AS pos
       FROM unnest(${sql.param(waiting.map((r) => r.id))}::text[], ${sql.param(waiting.map((r) => r.k))}::bigint[],
@@ -175,7 +184,7 @@ export class PgLifecycle implements LifecycleStore {
     // One part per bucket with its bounds as plain parameters: the planner sees the real range (a few
     // hundred rows, an index range scan) instead of guessing 10% of the table and compiling with JIT.
     const parts = buckets.map(
-      (b) => sql`(SELECT id, (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId} AND bucket < ${b})
+      (b) => sql`(SELECT id, ${below(projectId, sql`${b}::bigint`)}
           + row_number() OVER (ORDER BY k, ordinal) AS pos
         FROM entries WHERE project_id = ${projectId} AND status = 'waiting' AND deleted_at IS NULL
           AND k >= ${b * BUCKET_SIZE} AND k < ${(b + 1) * BUCKET_SIZE})`,
@@ -188,7 +197,7 @@ export class PgLifecycle implements LifecycleStore {
   }
 
   async waitingTotal(projectId: string, conn: Conn = this.db) {
-    const r = await conn.execute<{ n: string }>(sql`SELECT coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ${projectId}`);
+    const r = await conn.execute<{ n: string }>(sql`SELECT coalesce(sum(n), 0) AS n FROM position_groups WHERE project_id = ${projectId}`);
     return Number(r.rows[0]!.n);
   }
 

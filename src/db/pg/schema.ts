@@ -179,6 +179,19 @@ export const positionBuckets = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.bucket] })],
 );
+
+// The same counts summed per group of 64 buckets (bucket >> 6), kept by the same trigger function
+// (migrations/pg/0009_position_groups.sql): the waiting total and the buckets below a position in a
+// few rows.
+export const positionGroups = pgTable(
+  'position_groups',
+  {
+    projectId: text('project_id').notNull(),
+    grp: ms('grp').notNull(),
+    n: ms('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.grp] })],
+);
 export * from './schema-events.js';
 // Sign-up surface (migrations/pg/0006_surface.sql): server-wide secrets (the captcha HMAC key, so every
 // instance agrees) and used captcha solutions (one use each, kept until the challenge expires).

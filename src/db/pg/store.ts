@@ -390,7 +390,7 @@ class PgStore implements Store {
     if (!waiting.length) return;
     const projects = waiting.map((rows) => rows[0]!.row.projectId);
     const r = await tx.execute<{ project_id: string; n: string }>(
-      sql`SELECT project_id, coalesce(sum(n), 0) AS n FROM position_buckets WHERE project_id = ANY(${sql.param(projects)}::text[])
+      sql`SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups WHERE project_id = ANY(${sql.param(projects)}::text[])
           GROUP BY project_id`,
     );
     const totals = new Map(r.rows.map((x) => [x.project_id, Number(x.n)]));
