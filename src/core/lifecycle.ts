@@ -4,7 +4,7 @@
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
-import type { EntryRow, PageArgs, ProjectRow, Store } from '../db/store.js';
+import type { EntryRow, ExportedEntry, PageArgs, ProjectRow, Store } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
 import { newEmail, newEvent } from './outbox.js';
@@ -46,11 +46,78 @@ export async function withPositions(store: Store, projectId: string, rows: Entry
   return rows.map((r) => toEntry(r, pos.get(r.id) ?? null));
 }
 
-/** Export chunks with each waiting row's position attached (one lookup per waiting row). */
-export async function* withChunkPositions(store: Store, projectId: string, chunks: AsyncIterable<EntryRow[]>) {
+/** An exported row: the entry and its queue position (null unless waiting). */
+export type ExportRow = ExportedEntry & { position?: number | null };
+
+const QUEUE_PAGE = 50_000;
+/** Ordinals from a per-project counter stay far below this; a row beyond it is ranked with its chunk. */
+const MAX_ORDINAL = 2 ** 28;
+
+/**
+ * The whole queue's positions, read once in pages of queue keys in queue order: for each waiting
+ * ordinal, its position and the k it had then. Two typed arrays indexed by ordinal (12 bytes per
+ * ordinal: 12 MB for a million), not a million map entries.
+ */
+export class QueuePositions {
+  private pos = new Int32Array(0);
+  private keyOf = new Float64Array(0);
+
+  static async read(store: Store, projectId: string, page = QUEUE_PAGE): Promise<QueuePositions> {
+    const q = new QueuePositions();
+    let after: [number, number] | null = null;
+    let n = 0;
+    for (;;) {
+      const keys = await store.lifecycle.queueKeys(projectId, after, page);
+      for (const [k, o] of keys) q.set(o, k, ++n);
+      if (keys.length < page) return q;
+      after = keys[keys.length - 1]!;
+    }
+  }
+
+  private set(ordinal: number, k: number, position: number) {
+    if (ordinal < 0 || ordinal >= MAX_ORDINAL) return; // not held: such a row is ranked with its chunk
+    if (ordinal >= this.pos.length) {
+      const size = Math.max(1024, ordinal + 1, this.pos.length * 2);
+      const pos = new Int32Array(size);
+      pos.set(this.pos);
+      const keyOf = new Float64Array(size);
+      keyOf.set(this.keyOf);
+      this.pos = pos;
+      this.keyOf = keyOf;
+    }
+    // Ordinals are unique per project; should two waiting rows ever share one, neither is answered here.
+    this.pos[ordinal] = this.pos[ordinal] === 0 ? position : -1;
+    this.keyOf[ordinal] = k;
+  }
+
+  /** The row's position when the queue was read, if it was waiting then with the same k; else undefined. */
+  of(r: Pick<EntryRow, 'k' | 'ordinal'>): number | undefined {
+    const p = r.ordinal >= 0 && r.ordinal < this.pos.length ? this.pos[r.ordinal]! : 0;
+    return p > 0 && this.keyOf[r.ordinal] === r.k ? p : undefined;
+  }
+}
+
+/**
+ * Export chunks with each waiting row's position attached. Without a search the queue is read once
+ * first (QueuePositions) and each row takes its position from there; the rows it cannot answer (they
+ * became waiting, or their k changed, after that read) are ranked with their chunk, exactly, then. With
+ * a search (few rows, usually) each chunk is ranked on its own.
+ */
+export async function* withChunkPositions(store: Store, projectId: string, chunks: AsyncIterable<ExportedEntry[]>, search?: string) {
+  const queue = search ? null : await QueuePositions.read(store, projectId);
   for await (const rows of chunks) {
-    const pos = await store.lifecycle.positions(projectId, rows);
-    yield rows.map((r) => (r.status === 'waiting' ? { ...r, position: pos.get(r.id) ?? null } : r));
+    const rest: ExportedEntry[] = [];
+    for (const r of rows) {
+      if (r.status !== 'waiting') continue;
+      const p = queue?.of(r);
+      if (p === undefined) rest.push(r);
+      else (r as ExportRow).position = p;
+    }
+    if (rest.length) {
+      const pos = await store.lifecycle.positions(projectId, rest);
+      for (const r of rest) (r as ExportRow).position = pos.get(r.id) ?? null;
+    }
+    yield rows as ExportRow[];
   }
 }
 

@@ -83,6 +83,11 @@ export interface LifecycleStore {
    */
   queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow> & { positions?: Map<string, number> }>;
   statusCounts(projectId: string): Promise<StatusCounts>;
+  /**
+   * Up to `limit` waiting entries' queue keys `[k, ordinal]` in queue order, after the key `after`
+   * (exclusive; null: from the head). Pages of these read the whole queue in one pass (exports).
+   */
+  queueKeys(projectId: string, after: readonly [number, number] | null, limit: number): Promise<[number, number][]>;
   /** Live entries with referrals > 0, most referrals first (earlier join first on ties). */
   leaderboard(projectId: string, limit: number): Promise<EntryRow[]>;
 

@@ -109,6 +109,19 @@ describe('exact positions under a random mix of operations', () => {
           expect(e.position, `${e.entryId} ${e.status}`).toBe(expected.get(e.entryId) ?? null);
           expect(e.referrals, e.entryId).toBe(refs.get(e.entryId) ?? 0);
         }
+        // The export (the queue read once, in one pass) and a searched export (ranked per chunk) agree.
+        const exported = (await admin.get(`/api/project/${p.projectId}/waitlist/export?format=ndjson`)).text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { entryId: string; position: number | null });
+        expect(exported.length).toBe(rows.length);
+        for (const e of exported) expect(e.position, `export ${e.entryId}`).toBe(expected.get(e.entryId) ?? null);
+        const searched = JSON.parse((await admin.get(`/api/project/${p.projectId}/waitlist/export?format=json&search=prop`)).text) as {
+          entryId: string;
+          position: number | null;
+        }[];
+        expect(searched.length).toBe(rows.length);
+        for (const e of searched) expect(e.position, `searched export ${e.entryId}`).toBe(expected.get(e.entryId) ?? null);
         const queue = ok(await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=100`));
         expect(queue.items.map((e: { entryId: string }) => e.entryId)).toEqual(waiting.slice(0, 100).map((w) => w.id));
         expect(queue.items.map((e: { position: number }) => e.position)).toEqual(waiting.slice(0, 100).map((_, i) => i + 1));

@@ -4,7 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import { type EntryRow, type KeyRow, type ProjectRow, type Store, UNTOUCHED_LIFECYCLE, type UserRow } from '../../src/db/store.js';
+import { QueuePositions } from '../../src/core/lifecycle.js';
+import {
+  type EntryRow,
+  type ExportedEntry,
+  type KeyRow,
+  type ProjectRow,
+  type Store,
+  UNTOUCHED_LIFECYCLE,
+  type UserRow,
+} from '../../src/db/store.js';
 import type { Adapter } from './adapters.js';
 
 const DAY = 86_400_000;
@@ -361,6 +370,43 @@ export function storeConformance(adapter: Adapter) {
         expect([positions.get(c.id), positions.get(b.id), positions.get(a.id)]).toEqual([1, 2, 3]);
       });
 
+      it('queueKeys pages the whole queue in order; positions read from it equal positions()', async () => {
+        const { u } = await fixture();
+        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 2 }) });
+        expect(await store.insertProject(p)).toBe('inserted');
+        const k = key(p.id);
+        await store.insertKey(k);
+        const first: EntryRow[] = [];
+        for (let i = 0; i < 9; i++) first.push(await add(p.id, k.id));
+        // Credits give ties in k (ordinal 5 with one referral and ordinal 3 both have k 3), broken by ordinal.
+        await add(p.id, k.id, { referredBy: first[4]!.id });
+        await add(p.id, k.id, { referredBy: first[8]!.id });
+        await add(p.id, k.id, { referredBy: first[8]!.id });
+        await add(p.id, k.id, { status: 'pending' });
+        await store.softDeleteEntry(p.id, first[1]!.id, T0 + 1);
+        const rows = (await store.entriesBefore(p.id, null, 100)).filter((r) => r.status === 'waiting');
+        expect(rows).toHaveLength(11);
+        const keys: [number, number][] = [];
+        for (let after: [number, number] | null = null; ; ) {
+          const page = await store.lifecycle.queueKeys(p.id, after, 3);
+          keys.push(...page);
+          if (page.length < 3) break;
+          after = page[page.length - 1]!;
+        }
+        const sorted = rows.map((r): [number, number] => [r.k, r.ordinal]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+        expect(keys).toEqual(sorted);
+        expect(new Set(keys.map((x) => x[0])).size).toBeLessThan(keys.length); // the page boundaries met a tie
+        const exact = await store.lifecycle.positions(p.id, rows);
+        for (const size of [1, 3, 4, 100]) {
+          const q = await QueuePositions.read(store, p.id, size);
+          for (const r of rows) expect(q.of(r), `${r.id} page ${size}`).toBe(exact.get(r.id));
+        }
+        // A row whose k moved after the read, and one that was not waiting then, are not answered.
+        const q = await QueuePositions.read(store, p.id);
+        expect(q.of({ ...rows[0]!, k: rows[0]!.k - 1 })).toBeUndefined();
+        expect(q.of({ k: 0, ordinal: 10_000 })).toBeUndefined();
+      });
+
       it('referrerId resolves codes of the project only, live entries only; lookups of one turn together', async () => {
         const one = await fixture();
         const two = await fixture();
@@ -500,7 +546,7 @@ export function storeConformance(adapter: Adapter) {
           const out: string[] = [];
           let before: string | null = null;
           for (;;) {
-            const chunk: EntryRow[] = await store.entriesBefore(p.id, before, 2, search);
+            const chunk: ExportedEntry[] = await store.entriesBefore(p.id, before, 2, search);
             if (!chunk.length) break;
             out.push(...chunk.map((r) => r.id));
             before = chunk.at(-1)!.id;
@@ -514,6 +560,14 @@ export function storeConformance(adapter: Adapter) {
             .map((r) => r.id),
         );
         expect(await walk('odd')).toEqual([rows[5]!.id, rows[1]!.id]);
+        // An export reads what it writes and the queue key: never a token or code hash.
+        const [one] = await store.entriesBefore(p.id, null, 1);
+        expect(Object.keys(one!).sort()).toEqual(
+          ['id', 'email', 'name', 'source', 'metadata', 'ip', 'country', 'userAgent', 'createdAt', 'updatedAt', 'status', 'ordinal', 'k']
+            .concat(['referralCode', 'referredBy', 'referrals', 'confirmedAt', 'invitedAt', 'acceptedAt', 'fields'])
+            .sort(),
+        );
+        expect(one).toMatchObject({ id: rows[6]!.id, email: rows[6]!.email, name: 'even one', status: 'waiting', referrals: 0 });
       });
 
       it('an entry is reached only through its own project; update changes name/metadata and updatedAt', async () => {

@@ -1,10 +1,12 @@
 // The export's hand-written entry JSON must equal JSON.stringify(toEntry(row)) byte for byte.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toEntry } from '../../src/core/serialize.js';
 import type { EntryRow } from '../../src/db/store.js';
 import { stringify } from 'csv-stringify/sync';
-import { csvCell, ENTRY_COLUMNS, entryCsv, entryJson, iso } from '../../src/server/export.js';
+import { csvCell, ENTRY_COLUMNS, entryCsv, entryJson, iso, streamExport } from '../../src/server/export.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
 const row = fc.record({
@@ -88,5 +90,51 @@ describe('iso', () => {
       { numRuns: 2000 },
     );
     for (const ms of [0, 86_399_999, 86_400_000, 1_795_291_089_410, 253_402_300_799_999]) expect(iso(ms)).toBe(new Date(ms).toISOString());
+  });
+});
+
+describe('streamExport', () => {
+  // Rows are encoded into 256 KiB buffers: the file must be the rows' text exactly, across buffer
+  // boundaries, with multi-byte characters, a row longer than a buffer, and every format's head and tail.
+  const base = fc.sample(row, { numRuns: 1, seed: 7 })[0]!;
+  const rows = Array.from({ length: 3000 }, (_, i) => ({
+    ...base,
+    id: `ent_${i}`,
+    status: 'waiting' as const,
+    position: i + 1,
+    name: i === 1500 ? 'Z'.repeat(400_000) : `Zoë ${'日本'.repeat(i % 50)} 😀 ${i}`,
+    fields: '{}',
+  }));
+  const serve = async (format: 'ndjson' | 'json' | 'csv', chunks: (typeof rows)[]) => {
+    const server = createServer((_req, res) => {
+      void streamExport(
+        res,
+        'p',
+        format,
+        (async function* () {
+          yield* chunks;
+        })(),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      return Buffer.from(await res.arrayBuffer()).toString('utf8');
+    } finally {
+      server.close();
+    }
+  };
+  const chunked = [rows.slice(0, 1000), rows.slice(1000, 2000), rows.slice(2000)];
+
+  it('ndjson, json and csv files are the rows, byte for byte', async () => {
+    expect(await serve('ndjson', chunked)).toBe(rows.map((r) => `${entryJson(r)}\n`).join(''));
+    expect(JSON.parse(await serve('json', chunked))).toEqual(rows.map((r) => JSON.parse(entryJson(r))));
+    const csv = await serve('csv', chunked);
+    expect(csv).toBe(stringify([[...ENTRY_COLUMNS]], { quoted: true, quoted_empty: true }) + rows.map((r) => entryCsv(r, [])).join(''));
+  });
+
+  it('an empty export is a valid empty file', async () => {
+    expect(await serve('json', [])).toBe('[\n]\n');
+    expect(await serve('ndjson', [])).toBe('');
   });
 });

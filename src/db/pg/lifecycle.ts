@@ -230,6 +230,15 @@ export class PgLifecycle implements LifecycleStore {
     );
   }
 
+  async queueKeys(projectId: string, after: readonly [number, number] | null, limit: number) {
+    const from = after ? sql`AND k >= ${after[0]} AND (k, ordinal) > (${after[0]}::bigint, ${after[1]}::bigint)` : sql``;
+    const r = await this.db.execute<{ k: string; ordinal: string }>(
+      sql`SELECT k, ordinal FROM entries WHERE project_id = ${projectId} AND status = 'waiting' AND deleted_at IS NULL ${from}
+        ORDER BY k, ordinal LIMIT ${limit}`,
+    );
+    return r.rows.map((x): [number, number] => [Number(x.k), Number(x.ordinal)]);
+  }
+
   async statusCounts(projectId: string): Promise<StatusCounts> {
     const [byStatus, referred] = await Promise.all([
       this.db.select({ status: s.entries.status, n: count() }).from(s.entries).where(live(projectId)).groupBy(s.entries.status),

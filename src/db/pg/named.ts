@@ -69,3 +69,9 @@ export async function namedTransaction<T>(pool: pg.Pool, fn: (tx: Exec) => Promi
     client.release(broken);
   }
 }
+
+/** drizzle `sql` on the pool with rows as arrays of column values (no row objects, no drizzle mapping). */
+export async function arrayRows(pool: pg.Pool, query: SQL): Promise<unknown[][]> {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return (await pool.query({ text, values: params as unknown[], rowMode: 'array' })).rows as unknown[][];
+}

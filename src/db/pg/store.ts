@@ -10,6 +10,7 @@ import {
   positionAtInsert,
   type Counted,
   type EntryRow,
+  type ExportedEntry,
   type InsertEntryResult,
   type KeyRow,
   type LimiterOptions,
@@ -25,7 +26,7 @@ import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
 import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { namedTransaction, type Exec } from './named.js';
+import { arrayRows, namedTransaction, type Exec } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
@@ -89,6 +90,32 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
   return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable, SUB_STORES);
 }
 
+/** The export's columns (ExportedEntry), read as arrays: bigint columns arrive as text. */
+const EXPORT_COLS = sql.raw(`id, email, name, source, metadata, ip, country, user_agent, created_at, updated_at, status, ordinal, k,
+  referral_code, referred_by, referrals, confirmed_at, invited_at, accepted_at, fields`);
+const num = (v: unknown) => (v === null ? null : Number(v));
+const toExported = (r: unknown[]): ExportedEntry => ({
+  id: r[0] as string,
+  email: r[1] as string,
+  name: r[2] as string | null,
+  source: r[3] as string,
+  metadata: r[4] as string,
+  ip: r[5] as string | null,
+  country: r[6] as string | null,
+  userAgent: r[7] as string | null,
+  createdAt: Number(r[8]),
+  updatedAt: Number(r[9]),
+  status: r[10] as EntryRow['status'],
+  ordinal: Number(r[11]),
+  k: Number(r[12]),
+  referralCode: r[13] as string | null,
+  referredBy: r[14] as string | null,
+  referrals: r[15] as number,
+  confirmedAt: num(r[16]),
+  invitedAt: num(r[17]),
+  acceptedAt: num(r[18]),
+  fields: r[19] as string,
+});
 const first = <T>(rows: T[]): T | undefined => rows[0];
 
 class PgStore implements Store {
@@ -448,13 +475,11 @@ class PgStore implements Store {
     return Number(first(r)?.n ?? 0);
   }
   async entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string) {
+    // Rows as arrays, turned into objects here: drizzle's row mapping was a sixth of a 1M export's CPU.
     const base = this.entryFilter(projectId, search);
-    return this.db
-      .select()
-      .from(s.entries)
-      .where(beforeId ? and(base, lt(s.entries.id, beforeId)) : base)
-      .orderBy(desc(s.entries.id))
-      .limit(limit);
+    const where = beforeId ? and(base, lt(s.entries.id, beforeId)) : base;
+    const rows = await arrayRows(this.pool, sql`SELECT ${EXPORT_COLS} FROM entries WHERE ${where} ORDER BY id DESC LIMIT ${limit}`);
+    return rows.map(toExported);
   }
   private liveEntry(projectId: string, entryId: string) {
     return and(eq(s.entries.projectId, projectId), eq(s.entries.id, entryId), isNull(s.entries.deletedAt));

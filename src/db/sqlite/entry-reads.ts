@@ -10,7 +10,7 @@
 //   the index alone however many other projects share the database.
 import type Database from 'better-sqlite3';
 import { fold, foldChar, unfold } from '../fold.js';
-import { escapeLike, type Counted, type EntryRow, type PageArgs } from '../store.js';
+import { escapeLike, type Counted, type EntryRow, type ExportedEntry, type PageArgs } from '../store.js';
 import { Statements } from './statements.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
@@ -65,6 +65,31 @@ export const toRow = (r: RawRow): EntryRow => ({
   inviteCodeHash: r[26] as string | null,
   inviteExpiresAt: r[27] as number | null,
   fields: r[28] as string,
+});
+/** The export's columns (ExportedEntry), read as arrays too. */
+const EXPORT_COLS = `e.id, e.email, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent, e.created_at, e.updated_at,
+  e.status, e.ordinal, e.k, e.referral_code, e.referred_by, e.referrals, e.confirmed_at, e.invited_at, e.accepted_at, e.fields`;
+const toExported = (r: unknown[]): ExportedEntry => ({
+  id: r[0] as string,
+  email: r[1] as string,
+  name: r[2] as string | null,
+  source: r[3] as string,
+  metadata: r[4] as string,
+  ip: r[5] as string | null,
+  country: r[6] as string | null,
+  userAgent: r[7] as string | null,
+  createdAt: r[8] as number,
+  updatedAt: r[9] as number,
+  status: r[10] as EntryRow['status'],
+  ordinal: r[11] as number,
+  k: r[12] as number,
+  referralCode: r[13] as string | null,
+  referredBy: r[14] as string | null,
+  referrals: r[15] as number,
+  confirmedAt: r[16] as number | null,
+  invitedAt: r[17] as number | null,
+  acceptedAt: r[18] as number | null,
+  fields: r[19] as string,
 });
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 /** The entries.rowid part of a search key (sk = (project number << 40) + rowid). */
@@ -234,15 +259,16 @@ export class EntryReads {
   }
 
   /** Up to `limit` live entries older than `beforeId` (newest first): keyset chunks for exports. */
-  before(projectId: string, beforeId: string | null, limit: number, search?: string): EntryRow[] {
+  before(projectId: string, beforeId: string | null, limit: number, search?: string): ExportedEntry[] {
+    const exported = (sql: string, ...args: unknown[]) => (this.statements.get(sql, true).all(...args) as unknown[][]).map(toExported);
     if (!search) {
-      const sql = `SELECT ${COLS} FROM entries e WHERE ${LIVE}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
-      return this.rows(sql, ...(beforeId ? [projectId, beforeId, limit] : [projectId, limit]));
+      const sql = `SELECT ${EXPORT_COLS} FROM entries e WHERE ${LIVE}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
+      return exported(sql, ...(beforeId ? [projectId, beforeId, limit] : [projectId, limit]));
     }
     const range = this.keyRange(projectId);
     if (!range) return [];
     const m = this.matchSource(range, needleOf(search));
-    const sql = `SELECT ${COLS} FROM ${EntryReads.withEntries(m)}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
-    return this.rows(sql, ...m.args, ...(beforeId ? [beforeId, limit] : [limit]));
+    const sql = `SELECT ${EXPORT_COLS} FROM ${EntryReads.withEntries(m)}${beforeId ? ' AND e.id < ?' : ''} ORDER BY e.id DESC LIMIT ?`;
+    return exported(sql, ...m.args, ...(beforeId ? [beforeId, limit] : [limit]));
   }
 }

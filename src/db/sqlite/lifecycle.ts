@@ -230,6 +230,17 @@ export class SqliteLifecycle implements LifecycleStore {
       .deferred();
   }
 
+  async queueKeys(projectId: string, after: readonly [number, number] | null, limit: number) {
+    const queue = `FROM entries WHERE project_id = ? AND status = 'waiting' AND deleted_at IS NULL`;
+    return (
+      after
+        ? this.stmt(`SELECT k, ordinal ${queue} AND k >= ? AND (k, ordinal) > (?, ?) ORDER BY k, ordinal LIMIT ?`)
+            .raw()
+            .all(projectId, after[0], after[0], after[1], limit)
+        : this.stmt(`SELECT k, ordinal ${queue} ORDER BY k, ordinal LIMIT ?`).raw().all(projectId, limit)
+    ) as [number, number][];
+  }
+
   async statusCounts(projectId: string): Promise<StatusCounts> {
     const rows = this.stmt(`SELECT status, count(*) FROM entries WHERE project_id = ? AND deleted_at IS NULL GROUP BY status`)
       .raw()

@@ -45,7 +45,7 @@ export function entryRoutes(app: Polka<Req>, { store }: Deps) {
       res,
       p.slug,
       q.format,
-      withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search)),
+      withChunkPositions(store, p.id, entries.iterateEntryChunks(store, p.id, q.search), q.search),
       fieldKeys,
     );
   });
