@@ -49,7 +49,9 @@ export async function withPositions(store: Store, projectId: string, rows: Entry
 /** An exported row: the entry and its queue position (null unless waiting). */
 export type ExportRow = ExportedEntry & { position?: number | null };
 
-const QUEUE_PAGE = 50_000;
+// Pages of 2,000 keys: pages of 50,000 (arrays of arrays that outlive a young-generation collection)
+// raised a 1M export's peak memory by ~100 MB and made it slower.
+const QUEUE_PAGE = 2_000;
 /** Ordinals from a per-project counter stay far below this; a row beyond it is ranked with its chunk. */
 const MAX_ORDINAL = 2 ** 28;
 

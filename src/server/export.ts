@@ -49,8 +49,10 @@ export const csvCell = (v: unknown): string => {
 const CSV_OPTIONS = { quoted: true, quoted_empty: true } as const;
 /** One quoted CSV cell, as csv-stringify writes it with CSV_OPTIONS: `"` doubled inside quotes. */
 const q = (s: string) => `"${s.includes('"') ? s.replaceAll('"', '""') : s}"`;
-const csvText = (v: string | null) => q(csvCell(v));
-const csvTime = (ms: number | null) => (ms === null ? '""' : q(csvCell(iso(ms))));
+/** A text cell with neither a formula start nor a quote (most of them) is quoted as it is, in one test. */
+const CSV_PLAIN = /^(?![=+\-@\t\r])[^"]*$/;
+const csvText = (v: string | null) => (v === null ? '""' : CSV_PLAIN.test(v) ? `"${v}"` : q(csvCell(v)));
+const csvTime = (ms: number | null) => (ms === null ? '""' : csvText(iso(ms)));
 
 /**
  * stringify([[...ENTRY_COLUMNS, fields.<key>…].map(csvCell)], CSV_OPTIONS) of toEntry(row) without
@@ -164,8 +166,16 @@ export async function streamExport(
   res.on('close', () => (closed = true));
   // Rows are encoded straight into a buffer of WRITE_SIZE bytes, sent when the next row may not fit:
   // no string of 256 KiB built by concatenation (flattening that, then measuring and encoding it again
-  // in the socket's write, was a fifth of a large export's time).
-  let out = Buffer.allocUnsafe(Math.max(WRITE_SIZE, f.head.length * 3));
+  // in the socket's write, was a fifth of a large export's time). A buffer goes back to `spare` once
+  // the socket has written it, so an export cycles through a few of them instead of leaving hundreds of
+  // megabytes of spent buffers for the garbage collector.
+  const spare: Buffer[] = [];
+  const take = (size: number) => (size <= WRITE_SIZE ? (spare.pop() ?? Buffer.allocUnsafe(WRITE_SIZE)) : Buffer.allocUnsafe(size));
+  const send = (buf: Buffer, n: number) =>
+    res.write(buf.subarray(0, n), (err) => {
+      if (!err && buf.length === WRITE_SIZE && spare.length < 4) spare.push(buf);
+    });
+  let out = take(f.head.length * 3);
   let at = out.write(f.head);
   let first = true;
   for await (const rows of chunks) {
@@ -176,14 +186,14 @@ export async function streamExport(
       first = false;
       if (line.length * 3 > out.length - at) {
         // A UTF-16 code unit is at most 3 bytes of UTF-8; a longer row gets a buffer of its own size.
-        if (!res.write(out.subarray(0, at))) full = true;
-        out = Buffer.allocUnsafe(Math.max(WRITE_SIZE, line.length * 3));
+        if (!send(out, at)) full = true;
+        out = take(line.length * 3);
         at = 0;
       }
       at += out.write(line, at);
     }
     if (full) await drainOrClose(res); // the socket's buffer is full: wait before the next chunk
   }
-  res.write(out.subarray(0, at));
+  send(out, at);
   res.end(f.tail);
 }

@@ -436,14 +436,17 @@ class PgStore implements Store {
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
     if (search) return this.searchPage(projectId, search, page);
     const where = this.entryFilter(projectId);
+    const newest = () => this.db.select().from(s.entries).where(where).orderBy(desc(s.entries.id)).limit(page.limit).offset(page.offset);
+    // The first page is read from the newest end whatever the total: the count and the rows in parallel.
+    if (page.offset === 0) {
+      const [total, rows] = await Promise.all([this.liveCount(projectId), newest()]);
+      return { rows, total };
+    }
     const total = await this.liveCount(projectId);
     if (page.offset >= total) return { rows: [], total };
     // A deep page walks the (project_id, id) index from whichever end is nearer.
     const fromEnd = total - page.offset - page.limit;
-    if (fromEnd >= page.offset || fromEnd < 0) {
-      const rows = await this.db.select().from(s.entries).where(where).orderBy(desc(s.entries.id)).limit(page.limit).offset(page.offset);
-      return { rows, total };
-    }
+    if (fromEnd >= page.offset || fromEnd < 0) return { rows: await newest(), total };
     const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
     return { rows: rows.reverse(), total };
   }
