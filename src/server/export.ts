@@ -52,7 +52,8 @@ const q = (s: string) => `"${s.includes('"') ? s.replaceAll('"', '""') : s}"`;
 /** A text cell with neither a formula start nor a quote (most of them) is quoted as it is, in one test. */
 const CSV_PLAIN = /^(?![=+\-@\t\r])[^"]*$/;
 const csvText = (v: string | null) => (v === null ? '""' : CSV_PLAIN.test(v) ? `"${v}"` : q(csvCell(v)));
-const csvTime = (ms: number | null) => (ms === null ? '""' : csvText(iso(ms)));
+// A time from year 1970 to 9999 starts with a digit and holds no quote: nothing to neutralise or escape.
+const csvTime = (ms: number | null) => (ms === null ? '""' : ms >= 0 && ms < 253_402_300_800_000 ? `"${iso(ms)}"` : csvText(iso(ms)));
 
 /**
  * stringify([[...ENTRY_COLUMNS, fields.<key>…].map(csvCell)], CSV_OPTIONS) of toEntry(row) without
@@ -64,7 +65,7 @@ export function entryCsv(e: ExportRow, fieldKeys: readonly string[]): string {
     `${csvText(e.id)},${csvText(e.email)},${csvText(e.name)},${csvText(e.source)},${csvText(e.metadata)},` +
     `${csvText(e.ip)},${csvText(e.country)},${csvText(e.userAgent)},${csvTime(e.createdAt)},${csvTime(e.updatedAt)},` +
     `${csvText(e.status)},"${e.status === 'waiting' ? (e.position ?? '') : ''}",${csvText(e.referralCode)},` +
-    `${csvText(e.referredBy)},${q(csvCell(e.referrals))},${csvTime(e.confirmedAt)},${csvTime(e.invitedAt)},${csvTime(e.acceptedAt)}`;
+    `${csvText(e.referredBy)},${e.referrals >= 0 ? `"${e.referrals}"` : q(csvCell(e.referrals))},${csvTime(e.confirmedAt)},${csvTime(e.invitedAt)},${csvTime(e.acceptedAt)}`;
   if (fieldKeys.length) {
     const answers = JSON.parse(e.fields ?? '{}') as Record<string, unknown>;
     for (const k of fieldKeys) line += `,${q(csvCell(Object.hasOwn(answers, k) ? answers[k] : null))}`;
