@@ -119,6 +119,55 @@ export type ExportedEntry = Omit<
   | 'inviteExpiresAt'
 >;
 
+/** ExportedEntry's columns, in the order toExported reads them (the same names in both dialects). */
+export const EXPORTED_COLUMNS = [
+  'id',
+  'email',
+  'name',
+  'source',
+  'metadata',
+  'ip',
+  'country',
+  'user_agent',
+  'created_at',
+  'updated_at',
+  'status',
+  'ordinal',
+  'k',
+  'referral_code',
+  'referred_by',
+  'referrals',
+  'confirmed_at',
+  'invited_at',
+  'accepted_at',
+  'fields',
+] as const;
+
+const orNull = (v: unknown) => (v === null ? null : Number(v));
+/** A row of EXPORTED_COLUMNS read as an array (PostgreSQL sends its bigint columns as text). */
+export const toExported = (r: unknown[]): ExportedEntry => ({
+  id: r[0] as string,
+  email: r[1] as string,
+  name: r[2] as string | null,
+  source: r[3] as string,
+  metadata: r[4] as string,
+  ip: r[5] as string | null,
+  country: r[6] as string | null,
+  userAgent: r[7] as string | null,
+  createdAt: Number(r[8]),
+  updatedAt: Number(r[9]),
+  status: r[10] as EntryStatus,
+  ordinal: Number(r[11]),
+  k: Number(r[12]),
+  referralCode: r[13] as string | null,
+  referredBy: r[14] as string | null,
+  referrals: Number(r[15]),
+  confirmedAt: orNull(r[16]),
+  invitedAt: orNull(r[17]),
+  acceptedAt: orNull(r[18]),
+  fields: r[19] as string,
+});
+
 /**
  * The lifecycle columns of an entry before anything happened to it: no place yet (the store gives the
  * ordinal, and k with it, inside the insert's transaction), no referrer, no tokens, no invite. Entry

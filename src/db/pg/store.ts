@@ -10,7 +10,8 @@ import {
   positionAtInsert,
   type Counted,
   type EntryRow,
-  type ExportedEntry,
+  EXPORTED_COLUMNS,
+  toExported,
   type InsertEntryResult,
   type KeyRow,
   type LimiterOptions,
@@ -90,32 +91,8 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
   return guardUnavailable<Store>(new PgStore(pool, drizzle(pool, { schema: s })), pgUnavailable, SUB_STORES);
 }
 
-/** The export's columns (ExportedEntry), read as arrays: bigint columns arrive as text. */
-const EXPORT_COLS = sql.raw(`id, email, name, source, metadata, ip, country, user_agent, created_at, updated_at, status, ordinal, k,
-  referral_code, referred_by, referrals, confirmed_at, invited_at, accepted_at, fields`);
-const num = (v: unknown) => (v === null ? null : Number(v));
-const toExported = (r: unknown[]): ExportedEntry => ({
-  id: r[0] as string,
-  email: r[1] as string,
-  name: r[2] as string | null,
-  source: r[3] as string,
-  metadata: r[4] as string,
-  ip: r[5] as string | null,
-  country: r[6] as string | null,
-  userAgent: r[7] as string | null,
-  createdAt: Number(r[8]),
-  updatedAt: Number(r[9]),
-  status: r[10] as EntryRow['status'],
-  ordinal: Number(r[11]),
-  k: Number(r[12]),
-  referralCode: r[13] as string | null,
-  referredBy: r[14] as string | null,
-  referrals: r[15] as number,
-  confirmedAt: num(r[16]),
-  invitedAt: num(r[17]),
-  acceptedAt: num(r[18]),
-  fields: r[19] as string,
-});
+/** The export's columns (ExportedEntry), read as arrays. */
+const EXPORT_COLS = sql.raw(EXPORTED_COLUMNS.join(', '));
 const first = <T>(rows: T[]): T | undefined => rows[0];
 
 class PgStore implements Store {

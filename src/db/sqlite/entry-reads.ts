@@ -10,7 +10,7 @@
 //   the index alone however many other projects share the database.
 import type Database from 'better-sqlite3';
 import { fold, foldChar, unfold } from '../fold.js';
-import { escapeLike, type Counted, type EntryRow, type ExportedEntry, type PageArgs } from '../store.js';
+import { escapeLike, EXPORTED_COLUMNS, toExported, type Counted, type EntryRow, type ExportedEntry, type PageArgs } from '../store.js';
 import { Statements } from './statements.js';
 
 // Rows are read as arrays (.raw()) and turned into objects here: ~2x faster than better-sqlite3's
@@ -67,30 +67,7 @@ export const toRow = (r: RawRow): EntryRow => ({
   fields: r[28] as string,
 });
 /** The export's columns (ExportedEntry), read as arrays too. */
-const EXPORT_COLS = `e.id, e.email, e.name, e.source, e.metadata, e.ip, e.country, e.user_agent, e.created_at, e.updated_at,
-  e.status, e.ordinal, e.k, e.referral_code, e.referred_by, e.referrals, e.confirmed_at, e.invited_at, e.accepted_at, e.fields`;
-const toExported = (r: unknown[]): ExportedEntry => ({
-  id: r[0] as string,
-  email: r[1] as string,
-  name: r[2] as string | null,
-  source: r[3] as string,
-  metadata: r[4] as string,
-  ip: r[5] as string | null,
-  country: r[6] as string | null,
-  userAgent: r[7] as string | null,
-  createdAt: r[8] as number,
-  updatedAt: r[9] as number,
-  status: r[10] as EntryRow['status'],
-  ordinal: r[11] as number,
-  k: r[12] as number,
-  referralCode: r[13] as string | null,
-  referredBy: r[14] as string | null,
-  referrals: r[15] as number,
-  confirmedAt: r[16] as number | null,
-  invitedAt: r[17] as number | null,
-  acceptedAt: r[18] as number | null,
-  fields: r[19] as string,
-});
+const EXPORT_COLS = EXPORTED_COLUMNS.map((c) => `e.${c}`).join(', ');
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 /** The entries.rowid part of a search key (sk = (project number << 40) + rowid). */
 const RID_MASK = (1n << 40n) - 1n;
