@@ -52,8 +52,6 @@ export type ExportRow = ExportedEntry & { position?: number | null };
 // Pages of 2,000 keys: pages of 50,000 (arrays of arrays that outlive a young-generation collection)
 // raised a 1M export's peak memory by ~100 MB and made it slower.
 const QUEUE_PAGE = 2_000;
-/** Ordinals from a per-project counter stay far below this; a row beyond it is ranked with its chunk. */
-const MAX_ORDINAL = 2 ** 28;
 
 /**
  * The whole queue's positions, read once in pages of queue keys in queue order: for each waiting
@@ -64,8 +62,15 @@ export class QueuePositions {
   private pos = new Int32Array(0);
   private keyOf = new Float64Array(0);
 
+  /**
+   * Ordinals at or above `limit` are not held (their rows are ranked with their chunk): memory stays
+   * proportional to the queue (at most ~100 bytes per waiting entry, plus 12 MB) however sparse the
+   * project's ordinals are.
+   */
+  private constructor(private readonly limit: number) {}
+
   static async read(store: Store, projectId: string, page = QUEUE_PAGE): Promise<QueuePositions> {
-    const q = new QueuePositions();
+    const q = new QueuePositions(8 * (await store.lifecycle.waitingTotal(projectId)) + 2 ** 20);
     let after: [number, number] | null = null;
     let n = 0;
     for (;;) {
@@ -77,9 +82,9 @@ export class QueuePositions {
   }
 
   private set(ordinal: number, k: number, position: number) {
-    if (ordinal < 0 || ordinal >= MAX_ORDINAL) return; // not held: such a row is ranked with its chunk
+    if (ordinal < 0 || ordinal >= this.limit) return; // not held: such a row is ranked with its chunk
     if (ordinal >= this.pos.length) {
-      const size = Math.max(1024, ordinal + 1, this.pos.length * 2);
+      const size = Math.min(this.limit, Math.max(1024, ordinal + 1, this.pos.length * 2));
       const pos = new Int32Array(size);
       pos.set(this.pos);
       const keyOf = new Float64Array(size);

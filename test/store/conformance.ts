@@ -405,6 +405,17 @@ export function storeConformance(adapter: Adapter) {
         const q = await QueuePositions.read(store, p.id);
         expect(q.of({ ...rows[0]!, k: rows[0]!.k - 1 })).toBeUndefined();
         expect(q.of({ k: 0, ordinal: 10_000 })).toBeUndefined();
+        // Ordinals far beyond the queue's size are not held (memory stays bounded by the queue): such a
+        // row is left to the exact ranking, the others still answered.
+        await store.lifecycle.reserveOrdinals(p.id, 3_000_000);
+        const far = await add(p.id, k.id);
+        const [farRow] = await store.entriesBefore(p.id, null, 1);
+        expect(farRow!.id).toBe(far.id);
+        expect(farRow!.ordinal).toBeGreaterThan(3_000_000);
+        const q2 = await QueuePositions.read(store, p.id);
+        expect(q2.of(farRow!)).toBeUndefined();
+        expect((await store.lifecycle.positions(p.id, [farRow!])).get(far.id)).toBe(12);
+        for (const r of rows) expect(q2.of(r)).toBe(exact.get(r.id));
       });
 
       it('referrerId resolves codes of the project only, live entries only; lookups of one turn together', async () => {
