@@ -1,9 +1,17 @@
 -- wrk script: POST a join with a unique email per request (env WL_PATH, WL_KEY, WL_RUN), and print
--- one JSON line with the summary so bench/run.mjs can read it.
+-- one JSON line with the summary so bench/run.mjs can read it. With WL_REFS (a file of referral codes,
+-- one a line) and WL_REF_EVERY = N, every Nth join carries a `ref` from that file (bench/lifecycle.mjs).
 local path = os.getenv("WL_PATH") or "/"
 local key = os.getenv("WL_KEY") or ""
 local run = os.getenv("WL_RUN") or "0"
 local randomSecret = os.getenv("WL_RANDOM_SECRET") == "1"
+local refEvery = tonumber(os.getenv("WL_REF_EVERY") or "0") or 0
+local refs = {}
+if refEvery > 0 and os.getenv("WL_REFS") then
+  for line in io.lines(os.getenv("WL_REFS")) do
+    if #line > 0 then table.insert(refs, line) end
+  end
+end
 local counter = 0
 local threads = {}
 
@@ -29,8 +37,12 @@ end
 
 request = function()
   counter = counter + 1
-  local body = string.format('{"email":"u%s-%d-%d@bench.example","name":"Bench User %d","source":"wrk"}',
-    run, tid or 0, counter, counter)
+  local ref = ""
+  if refEvery > 0 and #refs > 0 and counter % refEvery == 0 then
+    ref = string.format(',"ref":"%s"', refs[(counter * 7919) % #refs + 1])
+  end
+  local body = string.format('{"email":"u%s-%d-%d@bench.example","name":"Bench User %d","source":"wrk"%s}',
+    run, tid or 0, counter, counter, ref)
   local headers = nil
   if randomSecret then
     headers = { ["Authorization"] = "Bearer " .. randomKey() }
