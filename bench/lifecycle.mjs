@@ -8,6 +8,7 @@
 //   node bench/lifecycle.mjs [--size N] [--database-url URL]
 import { createHash, randomBytes } from 'node:crypto';
 import { COLUMNS, entries, indexQueued } from './seed.mjs';
+import { autocannonJoins } from './autocannon-joins.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
@@ -164,27 +165,13 @@ async function joinLoad(srv, slug, key, { seconds, refs, refsFile, share = 1, ru
       });
     });
   } else {
-    const { default: autocannon } = await import('autocannon');
-    let n = 0;
-    const a = await autocannon({
-      url: `${srv.url}/v1/waitlist/${slug}/join`,
-      method: 'POST',
-      connections: 64,
-      duration: seconds,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      requests: [
-        {
-          setupRequest: (req) => {
-            n++;
-            const body = { email: `lc${run}-${n}@bench.example`, name: `Bench ${n}`, source: 'autocannon' };
-            if (refs && n % every === 0) body.ref = refs[(n * 7919) % refs.length];
-            req.body = JSON.stringify(body);
-            return req;
-          },
-        },
-      ],
+    const a = await autocannonJoins(srv.url, slug, key, seconds, (i) => {
+      /** @type {Record<string, unknown>} */
+      const body = { email: `lc${run}-${i}@bench.example`, name: `Bench ${i}`, source: 'autocannon' };
+      if (refs && (i + 1) % every === 0) body.ref = refs[((i + 1) * 7919) % refs.length];
+      return body;
     });
-    r = { rps: a.requests.average, requests: a.requests.total, non2xx: a.non2xx + a.errors };
+    r = { rps: a.rps, requests: a.total, non2xx: a.non2xx + a.errors };
   }
   const cpuUs = (((await cpuMs(srv.child.pid)) - c0) * 1000) / Math.max(1, r.requests);
   return { ...r, cpuUs };

@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream, readFileSync, statSync } from 'nod
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { autocannonJoins } from './autocannon-joins.mjs';
 
 /** Writes an import file of `n` rows shaped like a hosted tool's export (dates in order, a few columns). */
 async function writeCsv(file, n) {
@@ -37,28 +38,13 @@ function solve(c) {
   throw new Error('unsolvable challenge');
 }
 
-async function joinLoad(url, slug, key, seconds, run, solutions) {
-  const { default: autocannon } = await import('autocannon');
-  let n = 0;
-  const r = await autocannon({
-    url: `${url}/v1/waitlist/${slug}/join`,
-    method: 'POST',
-    connections: 64,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    requests: [
-      {
-        setupRequest: (req) => {
-          const i = n++;
-          const body = { email: `c${run}-${i}@bench.example`, name: `Bench ${i}` };
-          if (solutions) body.altcha = solutions[i % solutions.length];
-          req.body = JSON.stringify(body);
-          return req;
-        },
-      },
-    ],
+function joinLoad(url, slug, key, seconds, run, solutions) {
+  return autocannonJoins(url, slug, key, seconds, (i) => {
+    /** @type {Record<string, unknown>} */
+    const body = { email: `c${run}-${i}@bench.example`, name: `Bench ${i}` };
+    if (solutions) body.altcha = solutions[i % solutions.length];
+    return body;
   });
-  return { rps: r.requests.average, ok: r['2xx'], non2xx: r.non2xx, total: r.requests.total };
 }
 
 export async function benchSurface(h) {

@@ -91,6 +91,8 @@ export class PgLifecycle implements LifecycleStore {
     private readonly db: Db,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
     private readonly outboxWritten: () => void = () => {},
+    /** Where the join path's `ref` lookups run: the pool as named statements (named.ts); else `db`. */
+    private readonly lookups: Exec = db,
   ) {}
 
   /** Writes a change's outbox rows inside `tx`; true when anything was written. */
@@ -117,7 +119,8 @@ export class PgLifecycle implements LifecycleStore {
   }
   private readonly referrers = new Batcher<{ projectId: string; code: string }, string | undefined>(
     async (refs) => {
-      const r = await this.db.execute<{ project_id: string; referral_code: string; id: string }>(
+      // Named: parsed and planned once per pooled connection, not once per event-loop turn with a `ref`.
+      const r = await this.lookups.execute<{ project_id: string; referral_code: string; id: string }>(
         sql`SELECT e.project_id, e.referral_code, e.id FROM entries e
           JOIN unnest(${sql.param(refs.map((x) => x.projectId))}::text[], ${sql.param(refs.map((x) => x.code))}::text[]) AS q(project_id, code)
             ON e.project_id = q.project_id AND e.referral_code = q.code

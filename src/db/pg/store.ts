@@ -27,7 +27,7 @@ import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
 import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { arrayRows, namedTransaction, type Exec } from './named.js';
+import { arrayRows, named, namedTransaction, type Exec } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
@@ -114,7 +114,7 @@ class PgStore implements Store {
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase<typeof s>,
   ) {
-    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten());
+    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten(), named(pool));
     this.events = new PgEventStore(db, () => this.outboxWritten());
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
     this.sweeper = setInterval(() => {
