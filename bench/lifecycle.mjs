@@ -8,7 +8,7 @@
 //   node bench/lifecycle.mjs [--size N] [--database-url URL]
 import { createHash, randomBytes } from 'node:crypto';
 import { COLUMNS, entries, indexQueued } from './seed.mjs';
-import { autocannonJoins } from './autocannon-joins.mjs';
+import { autocannonJoins, cpuMs, hasWrk, wrkJoins } from './load.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
@@ -104,28 +104,6 @@ async function plantTokens(db, rows, idx) {
   return tokens;
 }
 
-/** Whether wrk (Debian's package) is installed: it loads the server harder than autocannon can. */
-const hasWrk = await (async () => {
-  const { execFileSync } = await import('node:child_process');
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (e) {
-    return /** @type {{ status?: number }} */ (e).status === 1; // wrk --version exits 1 after printing its version
-  }
-})();
-
-/** Server CPU time (user + system) in ms, from /proc (Linux); NaN elsewhere. */
-async function cpuMs(pid) {
-  const { readFileSync } = await import('node:fs');
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * One join load of `seconds` at 64 connections: wrk -t1 when installed (the server is the bottleneck,
  * as in bench/run.mjs), else autocannon (in this process: on two cores it can become the bottleneck
@@ -134,36 +112,15 @@ async function cpuMs(pid) {
  */
 async function joinLoad(srv, slug, key, { seconds, refs, refsFile, share = 1, run }) {
   const every = refs ? Math.round(1 / share) : 0;
-  const c0 = await cpuMs(srv.child.pid);
+  const c0 = cpuMs(srv.child.pid);
   let r;
   if (hasWrk) {
-    const { spawn } = await import('node:child_process');
-    const { join } = await import('node:path');
-    r = await new Promise((resolve, reject) => {
-      const child = spawn(
-        'wrk',
-        ['-t1', '-c64', `-d${seconds}s`, '--timeout', '10s', '-s', join(import.meta.dirname, 'join.lua'), srv.url],
-        {
-          env: {
-            ...process.env,
-            WL_PATH: `/v1/waitlist/${slug}/join`,
-            WL_KEY: key,
-            WL_RUN: `lc${run}`,
-            WL_REF_EVERY: String(every),
-            WL_REFS: refsFile ?? '',
-          },
-        },
-      );
-      let out = '';
-      child.stdout.on('data', (c) => (out += c));
-      child.stderr.on('data', (c) => (out += c));
-      child.on('exit', () => {
-        const m = /WRKJSON (\{.*\})/.exec(out);
-        if (!m) return reject(new Error(`wrk failed:\n${out}`));
-        const j = JSON.parse(m[1]);
-        resolve({ rps: j.requests / (j.duration_us / 1e6), requests: j.requests, non2xx: j.status_errors + j.socket_errors });
-      });
+    const w = await wrkJoins(srv.url, `/v1/waitlist/${slug}/join`, key, {
+      seconds,
+      run: `lc${run}`,
+      env: { WL_REF_EVERY: String(every), WL_REFS: refsFile ?? '' },
     });
+    r = { rps: w.rps, requests: w.requests, non2xx: w.non2xx + w.socketErrors };
   } else {
     const a = await autocannonJoins(srv.url, slug, key, seconds, (i) => {
       /** @type {Record<string, unknown>} */
@@ -173,7 +130,7 @@ async function joinLoad(srv, slug, key, { seconds, refs, refsFile, share = 1, ru
     });
     r = { rps: a.rps, requests: a.total, non2xx: a.non2xx + a.errors };
   }
-  const cpuUs = (((await cpuMs(srv.child.pid)) - c0) * 1000) / Math.max(1, r.requests);
+  const cpuUs = ((cpuMs(srv.child.pid) - c0) * 1000) / Math.max(1, r.requests);
   return { ...r, cpuUs };
 }
 

@@ -17,6 +17,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
+import { cpuMs, hasWrk, loaders, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/waitlist.js');
@@ -55,7 +56,6 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
 
 const tmp = mkdtempSync(join(tmpdir(), 'waitlist-bench-'));
 const children = new Set();
-const loaders = new Set();
 const pgDatabases = [];
 
 // ---------- processes ----------
@@ -163,45 +163,10 @@ async function p50(base, path, cookie) {
 }
 
 // ---------- load ----------
-const hasWrk = (() => {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (e) {
-    return /** @type {{ status?: number }} */ (e).status === 1; // wrk --version exits 1 after printing its version
-  }
-})();
 
 async function load(url, path, key, { seconds = LOAD_S, connections = 64, randomSecret = false, run = 'x' } = {}) {
-  if (hasWrk) return wrk(url, path, key, { seconds, connections, randomSecret, run });
+  if (hasWrk) return wrkJoins(url, path, key, { seconds, connections, run, env: { WL_RANDOM_SECRET: randomSecret ? '1' : '0' } });
   return autocannonLoad(url, path, key, { seconds, connections, randomSecret, run });
-}
-
-function wrk(url, path, key, { seconds, connections, randomSecret, run }) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/join.lua'), url], {
-      env: { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, WL_RANDOM_SECRET: randomSecret ? '1' : '0' },
-    });
-    loaders.add(child);
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', () => {
-      loaders.delete(child);
-      const m = /WRKJSON (\{.*\})/.exec(out);
-      if (!m) return reject(new Error(`wrk failed:\n${out}`));
-      const j = JSON.parse(m[1]);
-      resolveRun({
-        rps: j.requests / (j.duration_us / 1e6),
-        requests: j.requests,
-        ok: j.requests - j.status_errors,
-        non2xx: j.status_errors,
-        socketErrors: j.socket_errors,
-        p50: j.p50_us / 1000,
-        p99: j.p99_us / 1000,
-      });
-    });
-  });
 }
 
 async function autocannonLoad(url, path, key, { seconds, connections, randomSecret, run }) {
@@ -255,12 +220,6 @@ function floodAtRate(url, path, key, rate, seconds) {
       resolveRun(JSON.parse(m[1]));
     });
   });
-}
-
-/** CPU time (user + system, all threads) a process has used, in ms. */
-function cpuMs(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
 }
 
 function rssMb(pid) {

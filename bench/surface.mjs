@@ -7,7 +7,7 @@ import { createReadStream, createWriteStream, readFileSync, statSync } from 'nod
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { autocannonJoins } from './autocannon-joins.mjs';
+import { autocannonJoins } from './load.mjs';
 
 /** Writes an import file of `n` rows shaped like a hosted tool's export (dates in order, a few columns). */
 async function writeCsv(file, n) {

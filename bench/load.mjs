@@ -1,0 +1,83 @@
+// Join load for the benches: wrk (Debian's package) when installed, which loads the server harder than
+// a client in this process can, and autocannon for the benches that build each body themselves or
+// when wrk is missing. Also the server's CPU time, read from /proc (Linux).
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Whether wrk is installed. */
+export const hasWrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    return /** @type {{ status?: number }} */ (e).status === 1; // wrk --version exits 1 after printing its version
+  }
+})();
+
+/** Load processes still running (a bench's cleanup kills them). */
+export const loaders = new Set();
+
+/**
+ * `wrk -t1` joins on `path` with bench/join.lua (a unique email per request; `env` passes the script's
+ * options: WL_RANDOM_SECRET, WL_REFS, WL_REF_EVERY). Answers joins/s, counts and latency percentiles.
+ */
+export function wrkJoins(url, path, key, { seconds, connections = 64, run, env = {} }) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(
+      'wrk',
+      ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(import.meta.dirname, 'join.lua'), url],
+      { env: { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, ...env } },
+    );
+    loaders.add(child);
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('exit', () => {
+      loaders.delete(child);
+      const m = /WRKJSON (\{.*\})/.exec(out);
+      if (!m) return reject(new Error(`wrk failed:\n${out}`));
+      const j = JSON.parse(m[1]);
+      resolveRun({
+        rps: j.requests / (j.duration_us / 1e6),
+        requests: j.requests,
+        ok: j.requests - j.status_errors,
+        non2xx: j.status_errors,
+        socketErrors: j.socket_errors,
+        p50: j.p50_us / 1000,
+        p99: j.p99_us / 1000,
+      });
+    });
+  });
+}
+
+/**
+ * Joins from autocannon, in this process, 64 connections; `body(i)` gives the JSON body of the i-th
+ * join (0, 1, …). Answers joins/s (autocannon's average), 2xx, non-2xx, socket errors and requests sent.
+ */
+export async function autocannonJoins(url, slug, key, seconds, body) {
+  const { default: autocannon } = await import('autocannon');
+  let n = 0;
+  const r = await autocannon({
+    url: `${url}/v1/waitlist/${slug}/join`,
+    method: 'POST',
+    connections: 64,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    requests: [
+      {
+        setupRequest: (req) => {
+          req.body = JSON.stringify(body(n++));
+          return req;
+        },
+      },
+    ],
+  });
+  return { rps: r.requests.average, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+}
+
+/** CPU time (user + system, all threads) a process has used, in ms. */
+export function cpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
+}
