@@ -22,31 +22,40 @@ export const loaders = new Set();
  * `wrk -t1` joins on `path` with bench/join.lua (a unique email per request; `env` passes the script's
  * options: WL_RANDOM_SECRET, WL_REFS, WL_REF_EVERY). Answers joins/s, counts and latency percentiles.
  */
-export function wrkJoins(url, path, key, { seconds, connections = 64, run, env = {} }) {
+export async function wrkJoins(url, path, key, { seconds, connections = 64, run, env = {} }) {
+  const j = await jsonLine(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(import.meta.dirname, 'join.lua'), url],
+    { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, ...env },
+    'WRKJSON',
+  );
+  return {
+    rps: j.requests / (j.duration_us / 1e6),
+    requests: j.requests,
+    ok: j.requests - j.status_errors,
+    non2xx: j.status_errors,
+    socketErrors: j.socket_errors,
+    p50: j.p50_us / 1000,
+    p99: j.p99_us / 1000,
+  };
+}
+
+/**
+ * Runs a load process (kept in `loaders` while it runs) and answers the JSON object it prints after
+ * `marker` (e.g. `WRKJSON {…}`); rejects with its output when there is none.
+ */
+export function jsonLine(cmd, argv, env, marker) {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(
-      'wrk',
-      ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(import.meta.dirname, 'join.lua'), url],
-      { env: { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, ...env } },
-    );
+    const child = spawn(cmd, argv, { env });
     loaders.add(child);
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     child.on('exit', () => {
       loaders.delete(child);
-      const m = /WRKJSON (\{.*\})/.exec(out);
-      if (!m) return reject(new Error(`wrk failed:\n${out}`));
-      const j = JSON.parse(m[1]);
-      resolveRun({
-        rps: j.requests / (j.duration_us / 1e6),
-        requests: j.requests,
-        ok: j.requests - j.status_errors,
-        non2xx: j.status_errors,
-        socketErrors: j.socket_errors,
-        p50: j.p50_us / 1000,
-        p99: j.p99_us / 1000,
-      });
+      const m = new RegExp(`${marker} (\\{.*\\})`).exec(out);
+      if (!m) return reject(new Error(`${cmd} failed:\n${out}`));
+      resolveRun(JSON.parse(m[1]));
     });
   });
 }

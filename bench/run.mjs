@@ -17,7 +17,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
-import { cpuMs, hasWrk, loaders, wrkJoins } from './load.mjs';
+import { cpuMs, hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/waitlist.js');
@@ -207,19 +207,7 @@ async function autocannonLoad(url, path, key, { seconds, connections, randomSecr
 
 /** Wrong secrets for `key` at a fixed rate (per second), from a separate process (bench/flood.mjs). */
 function floodAtRate(url, path, key, rate, seconds) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('node', [join(ROOT, 'bench/flood.mjs'), url, path, key, String(rate), String(seconds)]);
-    loaders.add(child);
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', () => {
-      loaders.delete(child);
-      const m = /FLOODJSON (\{.*\})/.exec(out);
-      if (!m) return reject(new Error(`flood failed:\n${out}`));
-      resolveRun(JSON.parse(m[1]));
-    });
-  });
+  return jsonLine('node', [join(ROOT, 'bench/flood.mjs'), url, path, key, String(rate), String(seconds)], process.env, 'FLOODJSON');
 }
 
 function rssMb(pid) {
