@@ -35,12 +35,6 @@ export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string
 export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody, fields = '{}'): Promise<JoinedEntry> {
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
-  // An unknown (or another project's) ref is ignored, not an error.
-  const referrerId = !body.ref
-    ? undefined
-    : store.lifecycle.referrerId
-      ? await store.lifecycle.referrerId(ctx.projectId, body.ref)
-      : (await store.lifecycle.entryByReferralCode(ctx.projectId, body.ref))?.id;
   const statusToken = newSecret();
   const confirmToken = settings.doubleOptIn ? newSecret() : null;
   const row: EntryRow = {
@@ -61,29 +55,33 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     status: settings.doubleOptIn ? 'pending' : 'waiting',
     ...UNTOUCHED_LIFECYCLE, // the ordinal is given by the store inside the insert's transaction
     referralCode: newReferralCode(),
-    referredBy: referrerId ?? null,
+    referredBy: null, // the store resolves body.ref in the insert's transaction (an unknown ref is ignored)
     statusTokenHash: sha256(statusToken),
     confirmTokenHash: confirmToken ? sha256(confirmToken) : null,
     confirmSentAt: confirmToken ? now : null,
   };
-  // entry.created (with its status) is written in the join's group commit (never lost, never sent for
-  // a duplicate); with double opt-in, so is the confirmation email.
-  const outbox: OutboxWrites = { events: [newEvent('entry.created', row.projectId, toEntry(row), now)] };
-  if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
-    outbox.emails = [newEmail(row.projectId, 'welcome', row.email, { email: row.email, name: row.name }, now)];
-  }
-  if (confirmToken && ctx.project && ctx.links) {
-    outbox.emails = [
-      newEmail(
-        row.projectId,
-        'confirmation',
-        row.email,
-        { email: row.email, name: row.name, ...ctx.links(statusToken, confirmToken) },
-        now,
-      ),
-    ];
-  }
-  if ((await store.insertEntry(row, ctx.keyId, outbox)) === 'duplicate') {
+  // entry.created (with its status and referredBy) is written in the join's group commit (never lost,
+  // never sent for a duplicate); with double opt-in, so is the confirmation email. Built by the store
+  // once the row is inserted, from the row as inserted (its referrer is resolved there).
+  const outbox = (inserted: EntryRow): OutboxWrites => {
+    const writes: OutboxWrites = { events: [newEvent('entry.created', inserted.projectId, toEntry(inserted), now)] };
+    if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
+      writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];
+    }
+    if (confirmToken && ctx.project && ctx.links) {
+      writes.emails = [
+        newEmail(
+          inserted.projectId,
+          'confirmation',
+          inserted.email,
+          { email: inserted.email, name: inserted.name, ...ctx.links(statusToken, confirmToken) },
+          now,
+        ),
+      ];
+    }
+    return writes;
+  };
+  if ((await store.insertEntry(row, ctx.keyId, outbox, body.ref || undefined)) === 'duplicate') {
     throw new AppError('email_taken', 'This email is already on the waitlist');
   }
   return { ...row, statusToken, confirmToken, position: positionAtInsert.get(row) };

@@ -61,8 +61,6 @@ export type RedeemOutcome = { result: 'accepted'; row: EntryRow } | { result: 'u
 export interface LifecycleStore {
   /** The live entry of the project with this referral code. */
   entryByReferralCode(projectId: string, code: string): Promise<EntryRow | undefined>;
-  /** Only the id of that entry (the join path needs no more); optional, entryByReferralCode otherwise. */
-  referrerId?(projectId: string, code: string): Promise<string | undefined>;
   /** The live entry whose status token hashes to `hash`. */
   entryByStatusToken(hash: string): Promise<EntryRow | undefined>;
   /** The live entry whose confirmation token hashes to `hash`. */

@@ -18,8 +18,9 @@
 //        import { writeOutboxPg } from './outbox.js';
 //        await this.db.transaction(async (tx) => { …; await writeOutboxPg(tx, { events: [ev], emails: [mail] }); });
 //    Then call `this.outboxWritten()` after the commit so the dispatcher wakes at once (it also polls).
-// 3. Joins: `store.insertEntry(row, keyId, writes)` writes `writes` in the group commit, only when the
-//    row was inserted (not for a duplicate). Deletes: `store.softDeleteEntry(…, now, (row) => writes)`.
+// 3. Joins: `store.insertEntry(row, keyId, (inserted) => writes)` writes `writes` in the group commit,
+//    built from the row as inserted (its referrer resolved), only when the row was inserted (not for a
+//    duplicate). Deletes: `store.softDeleteEntry(…, now, (row) => writes)`.
 //
 // Nothing is sent inside a transaction: the dispatcher (src/core/dispatcher.ts) delivers after commit.
 import type { Counted, PageArgs, ProjectRow } from './store.js';

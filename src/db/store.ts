@@ -267,11 +267,13 @@ export interface Store {
   // entries (reads skip soft-deleted rows)
   /**
    * Inserts unless a live entry of the project has the same emailNorm; resolves after the commit.
-   * In the same transaction: the row's join ordinal (and k) is given; when it enters the queue as
-   * `waiting` with a `referredBy`, that referrer is credited; `outbox` (events, emails) is written,
-   * only when the row was inserted.
+   * In the same transaction: the row's join ordinal (and k) is given; `ref`, when given and the row has
+   * no referredBy, is resolved to the live entry of the project holding that referral code (an unknown
+   * code leaves referredBy null) and set on `row`; when the row enters the queue as `waiting` with a
+   * `referredBy`, that referrer is credited; `outbox(row)` (events, emails) is built from the row as
+   * inserted and written, only when the row was inserted.
    */
-  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult>;
+  insertEntry(row: EntryRow, keyId: string, outbox?: (inserted: EntryRow) => OutboxWrites, ref?: string): Promise<InsertEntryResult>;
   listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>>;
   /** Up to `limit` entries older than `beforeId` (newest first), for streaming exports. */
   entriesBefore(projectId: string, beforeId: string | null, limit: number, search?: string): Promise<ExportedEntry[]>;

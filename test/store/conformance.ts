@@ -418,24 +418,61 @@ export function storeConformance(adapter: Adapter) {
         for (const r of rows) expect(q2.of(r)).toBe(exact.get(r.id));
       });
 
-      it('referrerId resolves codes of the project only, live entries only; lookups of one turn together', async () => {
+      it('insertEntry resolves a ref in its batch: codes of the project only, live entries only; the outbox sees the referrer', async () => {
         const one = await fixture();
         const two = await fixture();
         const a = await add(one.p.id, one.k.id, { referralCode: `a-${uniq()}` });
         const b = await add(two.p.id, two.k.id, { referralCode: `b-${uniq()}` });
         const gone = await add(one.p.id, one.k.id, { referralCode: `g-${uniq()}` });
         await store.softDeleteEntry(one.p.id, gone.id, T0 + 1);
-        const lookup =
-          store.lifecycle.referrerId ?? (async (pid: string, code: string) => (await store.lifecycle.entryByReferralCode(pid, code))?.id);
+        const built: (string | null)[] = [];
+        const join = (projectId: string, keyId: string, ref: string | undefined, over: Partial<EntryRow> = {}) => {
+          const row = entry(projectId, over);
+          const result = store.insertEntry(row, keyId, (inserted) => (built.push(inserted.referredBy), {}), ref);
+          return result.then((r) => ({ r, referredBy: row.referredBy }));
+        };
+        // One batch (one event-loop turn): every kind of ref together.
         const got = await Promise.all([
-          lookup(one.p.id, a.referralCode!),
-          lookup(two.p.id, b.referralCode!),
-          lookup(one.p.id, b.referralCode!), // another project's code
-          lookup(one.p.id, gone.referralCode!), // a deleted entry's code
-          lookup(one.p.id, 'no-such-code'),
-          lookup(one.p.id, a.referralCode!), // the same lookup twice in one turn
+          join(one.p.id, one.k.id, a.referralCode!),
+          join(two.p.id, two.k.id, b.referralCode!),
+          join(one.p.id, one.k.id, b.referralCode!), // another project's code
+          join(one.p.id, one.k.id, gone.referralCode!), // a deleted entry's code
+          join(one.p.id, one.k.id, 'no-such-code'),
+          join(one.p.id, one.k.id, a.referralCode!), // the same code twice in one batch
+          join(one.p.id, one.k.id, 'no-such-code', { referredBy: gone.id }), // a row's own referredBy wins
+          join(one.p.id, one.k.id, a.referralCode!, { email: a.email }), // a duplicate: no outbox
         ]);
-        expect(got).toEqual([a.id, b.id, undefined, undefined, undefined, a.id]);
+        expect(got[7]!.r).toBe('duplicate');
+        expect(got.slice(0, 7)).toEqual([
+          { r: 'inserted', referredBy: a.id },
+          { r: 'inserted', referredBy: b.id },
+          { r: 'inserted', referredBy: null },
+          { r: 'inserted', referredBy: null },
+          { r: 'inserted', referredBy: null },
+          { r: 'inserted', referredBy: a.id },
+          { r: 'inserted', referredBy: gone.id },
+        ]);
+        expect(built.sort()).toEqual([a.id, a.id, b.id, gone.id, null, null, null].sort());
+        // Stored as answered, and each waiting referred join credited its live referrer once.
+        const [ra, rb] = await Promise.all([store.entryInProject(one.p.id, a.id), store.entryInProject(two.p.id, b.id)]);
+        expect([ra?.referrals, rb?.referrals]).toEqual([2, 1]);
+        const stored = (await store.listEntries(one.p.id, { limit: 100, offset: 0 })).rows;
+        expect(stored.filter((e) => e.referredBy === a.id)).toHaveLength(2);
+        expect(stored.filter((e) => e.referredBy === b.id)).toHaveLength(0);
+      });
+
+      it('a batch whose ref joins fail is retried row by row, each ref resolved again', async () => {
+        const { p, k } = await fixture();
+        const a = await add(p.id, k.id, { referralCode: `r-${uniq()}` });
+        const good = entry(p.id);
+        const bad = entry('prj_does_not_exist'); // foreign key violation: the batch fails, then each row alone
+        const results = await Promise.allSettled([
+          store.insertEntry(good, k.id, undefined, a.referralCode!),
+          store.insertEntry(bad, k.id, undefined, a.referralCode!),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+        expect(good.referredBy).toBe(a.id);
+        expect((await store.entryInProject(p.id, a.id))?.referrals).toBe(1);
       });
 
       it('a row the database refuses fails alone; its batch neighbours are inserted', async () => {

@@ -28,7 +28,7 @@ function columns(table: PgTable): Column[] {
   return cols;
 }
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * The INSERT of `rows` into `table` (append `tail`, e.g. an ON CONFLICT clause and RETURNING). Every
@@ -36,6 +36,15 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * (TypeError), never silently written as NULL.
  */
 export function bulkInsert<T extends object>(table: PgTable, rows: readonly T[], tail: SQL = sql``): SQL {
+  const { names, unnest } = unnestOf(table, rows);
+  return sql`INSERT INTO ${sql.raw(quote(getTableName(table)))} (${names}) SELECT * FROM unnest(${unnest}) ${tail}`;
+}
+
+/**
+ * The column list of `rows` (quoted, comma separated) and the unnest arguments that carry them, one
+ * typed array per column, for an INSERT that selects from `unnest(…) AS u(<names>, …)`.
+ */
+export function unnestOf<T extends object>(table: PgTable, rows: readonly T[]): { names: SQL; unnest: SQL; given: string[] } {
   if (!rows.length) throw new RangeError('bulkInsert needs at least one row');
   const given = columns(table).filter((c) => (rows[0] as Record<string, unknown>)[c.key] !== undefined);
   const arrays = given.map((c) =>
@@ -54,5 +63,5 @@ export function bulkInsert<T extends object>(table: PgTable, rows: readonly T[],
     given.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(c.type)}[]`),
     sql`, `,
   );
-  return sql`INSERT INTO ${sql.raw(quote(getTableName(table)))} (${names}) SELECT * FROM unnest(${unnest}) ${tail}`;
+  return { names, unnest, given: given.map((c) => c.name) };
 }

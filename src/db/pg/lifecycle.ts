@@ -5,11 +5,10 @@ import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { Batcher } from '../batcher.js';
 import type { Exec } from './named.js';
+import { quote, unnestOf } from './bulk.js';
 import { writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
-import { pgUnavailable } from './unavailable.js';
 import type { Counted, EntryRow, PageArgs } from '../store.js';
 import * as s from './schema.js';
 
@@ -60,10 +59,26 @@ export async function creditIn(tx: Conn, projectId: string, referrerId: string |
 }
 
 /**
+ * A join batch's INSERT of `rows` (append `tail`: ON CONFLICT, RETURNING) that resolves their `ref`s
+ * in the statement itself: a row's referred_by is its own when set, else the live entry of its project
+ * holding the referral code `refs[i]` (null: none; an unknown code leaves it null). No lookup round trip
+ * before the batch, and the batch's referred and plain joins go out together.
+ */
+export function insertResolvingRefs(rows: readonly EntryRow[], refs: readonly (string | null)[], tail: SQL): SQL {
+  const { names, unnest, given } = unnestOf(s.entries, rows);
+  if (!given.includes('referred_by')) throw new TypeError('insertResolvingRefs: rows must give referredBy (null for none)');
+  const select = sql.raw(given.map((n) => (n === 'referred_by' ? 'coalesce(u.referred_by, r.id)' : `u.${quote(n)}`)).join(', '));
+  return sql`INSERT INTO entries (${names}) SELECT ${select}
+    FROM unnest(${unnest}, ${sql.param(refs)}::text[]) AS u(${names}, ref)
+    LEFT JOIN entries r ON r.project_id = u.project_id AND r.referral_code = u.ref AND r.deleted_at IS NULL ${tail}`;
+}
+
+/**
  * A join batch's INSERT with the referral credits of its rows, in one statement: `insert` is an INSERT
  * INTO entries … RETURNING id, project_id, referred_by, status, and the statement answers the ids it
- * inserted. Each row that enters the queue as waiting with a referrer credits that referrer, who is
- * always an earlier, committed entry (the ref was looked up before the batch). Credits to the same
+ * inserted and their referrers. Each row that enters the queue as waiting with a referrer credits that
+ * referrer, who is always an earlier, committed entry (resolved by the INSERT from the statement's
+ * snapshot). Credits to the same
  * referrer are summed, rows are locked in id order, and the queue's statement trigger runs once for all
  * of them. One round trip instead of two: a batch with any referred join used to send the credits as a
  * statement of their own. The caller holds the projects' queue locks.
@@ -81,7 +96,7 @@ export function insertCrediting(insert: SQL): SQL {
           k = e.ordinal - coalesce((p.settings::jsonb->>'referralBoost')::bigint, 0) * greatest(0, e.referrals + l.n)
         FROM locked l JOIN projects p ON p.id = l.project_id
         WHERE e.id = l.id AND e.deleted_at IS NULL)
-    SELECT id FROM ins`;
+    SELECT id, referred_by FROM ins`;
 }
 
 const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
@@ -91,8 +106,6 @@ export class PgLifecycle implements LifecycleStore {
     private readonly db: Db,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
     private readonly outboxWritten: () => void = () => {},
-    /** Where the join path's `ref` lookups run: the pool as named statements (named.ts); else `db`. */
-    private readonly lookups: Exec = db,
   ) {}
 
   /** Writes a change's outbox rows inside `tx`; true when anything was written. */
@@ -110,27 +123,6 @@ export class PgLifecycle implements LifecycleStore {
   async entryByReferralCode(projectId: string, code: string) {
     return this.one(and(live(projectId), eq(s.entries.referralCode, code))!);
   }
-  /**
-   * The live entry holding a referral code (the join path's `ref`). The lookups of one event-loop turn
-   * go to the database as one query (a join batch's refs: one round trip, not one each).
-   */
-  referrerId(projectId: string, code: string): Promise<string | undefined> {
-    return this.referrers.add({ projectId, code });
-  }
-  private readonly referrers = new Batcher<{ projectId: string; code: string }, string | undefined>(
-    async (refs) => {
-      // Named: parsed and planned once per pooled connection, not once per event-loop turn with a `ref`.
-      const r = await this.lookups.execute<{ project_id: string; referral_code: string; id: string }>(
-        sql`SELECT e.project_id, e.referral_code, e.id FROM entries e
-          JOIN unnest(${sql.param(refs.map((x) => x.projectId))}::text[], ${sql.param(refs.map((x) => x.code))}::text[]) AS q(project_id, code)
-            ON e.project_id = q.project_id AND e.referral_code = q.code
-          WHERE e.deleted_at IS NULL`,
-      );
-      const found = new Map(r.rows.map((x) => [`${x.project_id}\u0000${x.referral_code}`, x.id]));
-      return refs.map((x) => found.get(`${x.projectId}\u0000${x.code}`));
-    },
-    { fatal: pgUnavailable },
-  ); // the database down: every lookup fails at once (503), none retried alone
   async entryByStatusToken(hash: string) {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
   }

@@ -25,9 +25,9 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
-import { insertCrediting, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
+import { insertCrediting, insertResolvingRefs, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { arrayRows, named, namedTransaction, type Exec } from './named.js';
+import { arrayRows, namedTransaction, type Exec } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
@@ -47,7 +47,9 @@ const MAX_BATCH = 500;
 interface PendingJoin {
   row: EntryRow;
   keyId: string;
-  outbox: OutboxWrites | undefined;
+  outbox: ((inserted: EntryRow) => OutboxWrites) | undefined;
+  /** The join's `ref` (a referral code) when the row came without referredBy: resolved by the batch's INSERT. */
+  ref: string | undefined;
 }
 
 /** Connects, applies pending migrations under an advisory lock, returns the Store. */
@@ -114,7 +116,7 @@ class PgStore implements Store {
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase<typeof s>,
   ) {
-    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten(), named(pool));
+    this.lifecycle = new PgLifecycle(db, () => this.outboxWritten());
     this.events = new PgEventStore(db, () => this.outboxWritten());
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open).
     this.sweeper = setInterval(() => {
@@ -325,8 +327,8 @@ class PgStore implements Store {
   // Joins queued while a batch is in flight go out together (src/db/batcher.ts) in one transaction with
   // one multi-row INSERT … ON CONFLICT DO NOTHING RETURNING id: one commit for many requests; each promise
   // settles after that transaction committed. A row missing from RETURNING hit the live-email unique index.
-  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
-    return this.joins.add({ row, keyId, outbox });
+  insertEntry(row: EntryRow, keyId: string, outbox?: (inserted: EntryRow) => OutboxWrites, ref?: string): Promise<InsertEntryResult> {
+    return this.joins.add({ row, keyId, outbox, ref: row.referredBy === null ? ref : undefined });
   }
 
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
@@ -345,16 +347,28 @@ class PgStore implements Store {
         }
       }
       const rows = batch.map((p) => p.row);
-      const insert = (returning: SQL) =>
-        bulkInsert(s.entries, rows, sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING ${returning}`);
-      // A batch with referred joins credits their referrers in the same statement (insertCrediting).
-      const inserted = await tx.execute<{ id: string }>(
-        rows.some((r) => r.referredBy && r.status === 'waiting')
+      // Resolved by every attempt (a batch that failed is retried row by row), so a row carries the
+      // referrer read by the attempt that committed.
+      const refs = batch.some((p) => p.ref !== undefined) ? batch.map((p) => p.ref ?? null) : undefined;
+      for (const p of batch) if (p.ref !== undefined) p.row.referredBy = null;
+      const insert = (returning: SQL) => {
+        const tail = sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING ${returning}`;
+        return refs ? insertResolvingRefs(rows, refs, tail) : bulkInsert(s.entries, rows, tail);
+      };
+      // A batch with referred joins credits their referrers in the same statement (insertCrediting);
+      // their `ref` codes are resolved by that INSERT (insertResolvingRefs), so the batch needs no
+      // lookup before it.
+      const inserted = await tx.execute<{ id: string; referred_by?: string | null }>(
+        refs || rows.some((r) => r.referredBy && r.status === 'waiting')
           ? insertCrediting(insert(sql`id, project_id, referred_by, status`))
           : insert(sql`id`),
       );
       const ids = new Set(inserted.rows.map((r) => r.id));
-      const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!);
+      if (refs) {
+        const referredBy = new Map(inserted.rows.map((r) => [r.id, r.referred_by ?? null]));
+        for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
+      }
+      const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
       if (writes.length) {
         await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
       }

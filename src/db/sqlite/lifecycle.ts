@@ -13,20 +13,8 @@ const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
 const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
 
-/** Most referrer rowids remembered between a join's `ref` lookup and its batch (see referrerId). */
-const REFERRER_ROWIDS_MAX = 4096;
-
 export class SqliteLifecycle implements LifecycleStore {
   private readonly statements: Statements;
-  /**
-   * Referrer id → rowid, from the `ref` lookups of joins not yet written. The join batch credits the
-   * referrer by rowid: the row is found through the table's own key instead of a second descent of the
-   * id index, whose leaves a random referrer rarely has in the page cache (one fewer random page read
-   * per credited join). Only a hint: the credit checks the id too and falls back to the id index, so
-   * an entry left behind (a join that failed before its batch) or cleared when the map is full costs
-   * nothing but that fallback.
-   */
-  private readonly referrerRowids = new Map<string, number>();
   constructor(
     private readonly db: Database.Database,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
@@ -74,19 +62,17 @@ export class SqliteLifecycle implements LifecycleStore {
    * read from the project row in the same transaction (not the caller's copy), so a concurrent
    * referralBoost change can never leave a stale k behind.
    */
-  creditSync(projectId: string, referrerId: string | null, delta: number, boost?: number): void {
+  creditSync(projectId: string, referrerId: string | null, delta: number, boost?: number, rowid?: number): void {
     if (!referrerId) return;
     if (boost !== undefined) {
       // The caller read the boost in this same transaction (boostSync): one read per batch, not per credit.
-      const rowid = this.referrerRowids.get(referrerId);
       if (rowid !== undefined) {
         const byRowid = this.stmt(
           `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
            WHERE rowid = @rowid AND id = @id AND project_id = @projectId AND deleted_at IS NULL`,
         ).run({ delta, rowid, id: referrerId, projectId, boost });
         if (byRowid.changes === 1) return;
-        // Left the queue since the lookup (then the statement below changes nothing either), or the
-        // file was rebuilt by another process and rowids moved: look it up by id.
+        // A rowid that is not (or no longer) this live referrer's: look it up by id.
       }
       this.stmt(
         `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
@@ -113,14 +99,14 @@ export class SqliteLifecycle implements LifecycleStore {
   async entryByReferralCode(projectId: string, code: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.referral_code = ?`, projectId, code);
   }
-  async referrerId(projectId: string, code: string) {
-    const r = this.stmt(`SELECT e.rowid AS rowid, e.id AS id FROM entries e WHERE ${LIVE} AND e.referral_code = ?`).get(projectId, code) as
+  /**
+   * The live entry of the project holding a referral code (a join's `ref`), as its id and rowid: read
+   * in the join batch's transaction, so the rowid is current for that batch's credit (creditSync).
+   */
+  referrerSync(projectId: string, code: string): { rowid: number; id: string } | undefined {
+    return this.stmt(`SELECT e.rowid AS rowid, e.id AS id FROM entries e WHERE ${LIVE} AND e.referral_code = ?`).get(projectId, code) as
       | { rowid: number; id: string }
       | undefined;
-    if (!r) return undefined;
-    if (this.referrerRowids.size >= REFERRER_ROWIDS_MAX) this.referrerRowids.clear(); // joins that never reached a batch
-    this.referrerRowids.set(r.id, r.rowid);
-    return r.id;
   }
   async entryByStatusToken(hash: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);

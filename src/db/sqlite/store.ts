@@ -47,7 +47,9 @@ const DAY_MS = 86_400_000;
 interface PendingJoin {
   row: EntryRow;
   keyId: string;
-  outbox: OutboxWrites | undefined;
+  outbox: ((inserted: EntryRow) => OutboxWrites) | undefined;
+  /** The join's `ref` (a referral code) when the row came without referredBy: resolved in the batch. */
+  ref: string | undefined;
 }
 
 /** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
@@ -163,11 +165,15 @@ class SqliteStore implements Store {
       // batch move referrers (always ahead of it), never the count.
       const waiting = new Map<string, number>();
       const boosts = new Map<string, number>(); // referralBoost per project, read in this transaction
-      const out = batch.map(({ row, keyId, outbox }): InsertEntryResult => {
+      const out = batch.map(({ row, keyId, outbox, ref }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         row.ordinal = next.get(row.projectId)!;
         next.set(row.projectId, row.ordinal + 1);
         row.k = row.ordinal;
+        // The referrer, read in this transaction: its rowid lets the credit below skip the id index.
+        // Resolved again by every attempt (a batch that failed is retried row by row).
+        const referrer = ref === undefined ? undefined : this.lifecycle.referrerSync(row.projectId, ref);
+        if (ref !== undefined) row.referredBy = referrer?.id ?? null;
         const isWaiting = row.status === 'waiting';
         if (isWaiting && !waiting.has(row.projectId)) waiting.set(row.projectId, this.lifecycle.waitingTotalSync(row.projectId));
         if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
@@ -181,10 +187,10 @@ class SqliteStore implements Store {
               boost = this.lifecycle.boostSync(row.projectId);
               boosts.set(row.projectId, boost);
             }
-            this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost);
+            this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost, referrer?.rowid);
           }
         } else positionAtInsert.set(row, null);
-        if (writeOutbox(sqlite, outbox)) this.wroteOutbox = true;
+        if (outbox && writeOutbox(sqlite, outbox(row))) this.wroteOutbox = true;
         return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
@@ -372,8 +378,8 @@ class SqliteStore implements Store {
   }
 
   // ---- entries ----
-  insertEntry(row: EntryRow, keyId: string, outbox?: OutboxWrites): Promise<InsertEntryResult> {
-    return this.joins.add({ row, keyId, outbox });
+  insertEntry(row: EntryRow, keyId: string, outbox?: (inserted: EntryRow) => OutboxWrites, ref?: string): Promise<InsertEntryResult> {
+    return this.joins.add({ row, keyId, outbox, ref: row.referredBy === null ? ref : undefined });
   }
 
   onOutboxWrite(listener: () => void) {
