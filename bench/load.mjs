@@ -20,12 +20,24 @@ export const loaders = new Set();
 
 /**
  * `wrk -t1` joins on `path` with bench/join.lua (a unique email per request; `env` passes the script's
- * options: WL_RANDOM_SECRET, WL_REFS, WL_REF_EVERY). Answers joins/s, counts and latency percentiles.
+ * options: WL_RANDOM_SECRET, WL_REFS, WL_REF_EVERY). With `close`, every request says `Connection:
+ * close`: one new connection per join, as from many browsers. Answers joins/s, counts and latency
+ * percentiles.
  */
-export async function wrkJoins(url, path, key, { seconds, connections = 64, run, env = {} }) {
+export async function wrkJoins(url, path, key, { seconds, connections = 64, run, env = {}, close = false }) {
   const j = await jsonLine(
     'wrk',
-    ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(import.meta.dirname, 'join.lua'), url],
+    [
+      '-t1',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '10s',
+      ...(close ? ['-H', 'Connection: close'] : []),
+      '-s',
+      join(import.meta.dirname, 'join.lua'),
+      url,
+    ],
     { ...process.env, WL_PATH: path, WL_KEY: key, WL_RUN: run, ...env },
     'WRKJSON',
   );

@@ -254,6 +254,25 @@ async function benchJoin() {
     real.non2xx === 0 && real.socketErrors === 0,
   );
 
+  // One new connection per join (Connection: close), as when every join comes from another browser:
+  // bare, server, bare again. No target of its own; the server's batches depend on accepting new
+  // connections while it commits (src/db/batcher.ts, lingerMs).
+  let fresh = { ok: 0 };
+  if (hasWrk) {
+    const close = (url, run) => wrkJoins(url, path, s.key, { seconds: LOAD_S, run, close: true });
+    const c1 = await close(bare.url, 'cb1');
+    fresh = await close(srv.url, 'c1');
+    const c2 = await close(bare.url, 'cb2');
+    const bareClose = (c1.rps + c2.rps) / 2;
+    row(
+      'join throughput, a new connection per join (req/s, 64 conns; p50 / p99 ms)',
+      `${fmt(fresh.rps, 0)} (${fmt((fresh.rps / bareClose) * 100)}% of bare; ${fmt(fresh.p50)} / ${fmt(fresh.p99)})`,
+      '–',
+      `${fmt(bareClose, 0)} (runs ${fmt(c1.rps, 0)}, ${fmt(c2.rps, 0)}; p99 ${fmt(Math.max(c1.p99, c2.p99))})`,
+      fresh.non2xx === 0 && fresh.socketErrors === 0,
+    );
+  }
+
   // Bad keys: a flood of wrong secrets (for the known key, and for a key never verified in this
   // process, which needs bcrypt) while valid joins run.
   const flood = (key, run) => load(srv.url, path, key, { connections: 16, randomSecret: true, run });
@@ -325,7 +344,7 @@ async function benchJoin() {
   );
 
   // Durability: every acknowledged join must survive SIGKILL.
-  const acked = warm.ok + real.ok + underKnown.ok + underNew.ok + [...withoutRuns, ...withRuns].reduce((t, r) => t + r.ok, 0);
+  const acked = warm.ok + real.ok + fresh.ok + underKnown.ok + underNew.ok + [...withoutRuns, ...withRuns].reduce((t, r) => t + r.ok, 0);
   await stop(srv.child, 'SIGKILL');
   srv = await startServer(db);
   const cookie = await login(srv.url);

@@ -8,6 +8,12 @@
 // - Items added during one event-loop turn, and all items added while a batch is being written, form
 //   the next batch (at most `maxBatch` items). One batch is in flight at a time, so batches are
 //   written in the order their items were added.
+// - With `lingerMs`, a batch about to start stays open for further turns as long as each turn brought
+//   new items, up to `lingerMs` after it opened. Why: libuv (1.45+, Node 20) accepts one new connection
+//   per event-loop turn. While a synchronous writer (SQLite) commits in every turn, a burst of new
+//   connections (browsers, one join each) is accepted one per commit, and every batch holds one join.
+//   Lingering through the short turns that accept and read them lets one commit hold many. A lone item
+//   waits one extra turn (microseconds): the turn after it brought nothing new.
 // - `write(batch)` does the work in one transaction and returns one result per item, in order. Each
 //   `add()` promise resolves with its item's result only after `write` resolved, i.e. after the commit.
 // - When `write` throws for a batch, every item of it is retried alone (`write([item])`), so one bad
@@ -32,6 +38,8 @@ export interface BatcherOptions {
   maxBatch?: number;
   /** Classifies a batch's error: an error returned fails the whole batch with it, undefined retries item by item. */
   fatal?: (err: unknown) => unknown;
+  /** Most milliseconds a batch stays open while each event-loop turn brings new items (default 0: one turn). */
+  lingerMs?: number;
 }
 
 /** A queue that writes what was added together, one batch (one transaction) at a time. */
@@ -40,6 +48,7 @@ export class Batcher<T, R> {
   private running: Promise<void> | null = null;
   private readonly maxBatch: number;
   private readonly fatal: (err: unknown) => unknown;
+  private readonly lingerMs: number;
 
   constructor(
     private readonly write: BatchWriter<T, R>,
@@ -47,7 +56,9 @@ export class Batcher<T, R> {
   ) {
     this.maxBatch = options.maxBatch ?? Number.POSITIVE_INFINITY;
     this.fatal = options.fatal ?? (() => undefined);
+    this.lingerMs = options.lingerMs ?? 0;
     if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
+    if (!(this.lingerMs >= 0)) throw new RangeError('lingerMs must be at least 0');
   }
 
   /** Queues one item; resolves with its result once the batch holding it has been written. */
@@ -55,8 +66,26 @@ export class Batcher<T, R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       // setImmediate: let every request of this event-loop turn join the batch first.
-      this.running ??= new Promise<void>((started) => setImmediate(started)).then(() => this.run());
+      this.running ??= new Promise<void>((started) => this.collect(started)).then(() => this.run());
     });
+  }
+
+  /** Calls `started` after this turn, or after the turns that keep bringing items (lingerMs). */
+  private collect(started: () => void): void {
+    if (this.lingerMs === 0) {
+      setImmediate(started);
+      return;
+    }
+    const until = performance.now() + this.lingerMs;
+    let seen = 0;
+    const turn = () => {
+      const n = this.queue.length;
+      if (n > seen && n < this.maxBatch && performance.now() < until) {
+        seen = n;
+        setImmediate(turn);
+      } else started();
+    };
+    setImmediate(turn);
   }
 
   /** Items waiting or being written right now. */

@@ -140,7 +140,60 @@ describe('Batcher', () => {
     expect(await b.add(3)).toBe(3);
   });
 
-  it('refuses a maxBatch below 1', () => {
+  it('refuses a maxBatch below 1, and a negative lingerMs', () => {
     expect(() => new Batcher<number, number>((b) => b, { maxBatch: 0 })).toThrow(RangeError);
+    expect(() => new Batcher<number, number>((b) => b, { lingerMs: -1 })).toThrow(RangeError);
+  });
+
+  describe('lingerMs', () => {
+    // One item per event-loop turn: what a burst of new connections looks like to the join route, as
+    // libuv accepts one connection per turn.
+    const onePerTurn = async (b: Batcher<number, number>, n: number) => {
+      const all: Promise<number>[] = [];
+      for (let i = 0; i < n; i++) {
+        all.push(b.add(i));
+        await tick();
+      }
+      return Promise.all(all);
+    };
+
+    it('keeps a batch open while every turn brings an item: one batch for a burst of turns', async () => {
+      const batches: number[][] = [];
+      const write = (batch: number[]) => (batches.push([...batch]), batch);
+      await onePerTurn(new Batcher<number, number>(write, { lingerMs: 10_000 }), 20);
+      expect(batches).toEqual([Array.from({ length: 20 }, (_, i) => i)]);
+      // Without it, every turn's item is a batch of its own.
+      batches.length = 0;
+      await onePerTurn(new Batcher<number, number>(write), 5);
+      expect(batches).toEqual([[0], [1], [2], [3], [4]]);
+    });
+
+    it('writes a lone item after one quiet turn, however long lingerMs is', async () => {
+      const batches: number[][] = [];
+      const b = new Batcher<number, number>((batch) => (batches.push([...batch]), batch), { lingerMs: 10_000 });
+      const p = b.add(1);
+      await tick(); // the turn that brought it
+      await tick(); // a turn that brought nothing: written
+      expect(batches).toEqual([[1]]);
+      expect(await p).toBe(1);
+    });
+
+    it('stops lingering at maxBatch and after lingerMs, even while items keep coming', async () => {
+      const batches: number[][] = [];
+      const write = (batch: number[]) => (batches.push([...batch]), batch);
+      await onePerTurn(new Batcher<number, number>(write, { lingerMs: 10_000, maxBatch: 4 }), 10);
+      expect(batches.map((b) => b.length)).toEqual([4, 4, 2]);
+      batches.length = 0;
+      const b = new Batcher<number, number>(write, { lingerMs: 5 });
+      const all: Promise<number>[] = [];
+      const end = performance.now() + 60;
+      for (let i = 0; performance.now() < end; i++) {
+        all.push(b.add(i));
+        await tick();
+      }
+      await Promise.all(all);
+      expect(batches.length).toBeGreaterThan(1); // an endless stream is still written, batch by batch
+      expect(batches.flat()).toEqual(Array.from({ length: all.length }, (_, i) => i));
+    });
   });
 });

@@ -43,6 +43,8 @@ import { sqliteUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
+/** Most milliseconds a join batch stays open while each event-loop turn brings more joins (batcher.ts). */
+const JOIN_LINGER_MS = 5;
 
 interface PendingJoin {
   row: EntryRow;
@@ -207,7 +209,12 @@ class SqliteStore implements Store {
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
         }),
-      { fatal: (err) => (isUnavailable(err) || err instanceof DatabaseUnavailableError ? translate(err) : undefined) },
+      {
+        fatal: (err) => (isUnavailable(err) || err instanceof DatabaseUnavailableError ? translate(err) : undefined),
+        // The commit blocks the event loop, and libuv accepts one new connection per turn: without
+        // lingering, joins from new connections (one per browser) would commit one at a time.
+        lingerMs: JOIN_LINGER_MS,
+      },
     );
   }
 
