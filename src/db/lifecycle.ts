@@ -59,8 +59,6 @@ export interface InviteGrant {
 export type RedeemOutcome = { result: 'accepted'; row: EntryRow } | { result: 'used' | 'expired'; row: EntryRow } | { result: 'unknown' };
 
 export interface LifecycleStore {
-  /** The live entry of the project with this referral code. */
-  entryByReferralCode(projectId: string, code: string): Promise<EntryRow | undefined>;
   /** The live entry whose status token hashes to `hash`. */
   entryByStatusToken(hash: string): Promise<EntryRow | undefined>;
   /** The live entry whose confirmation token hashes to `hash`. */

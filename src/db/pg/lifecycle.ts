@@ -134,9 +134,6 @@ export class PgLifecycle implements LifecycleStore {
     return first(await conn.select().from(s.entries).where(where).limit(1)) as EntryRow | undefined;
   }
 
-  async entryByReferralCode(projectId: string, code: string) {
-    return this.one(and(live(projectId), eq(s.entries.referralCode, code))!);
-  }
   async entryByStatusToken(hash: string) {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
   }

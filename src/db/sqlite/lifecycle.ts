@@ -96,9 +96,6 @@ export class SqliteLifecycle implements LifecycleStore {
     return r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
   }
 
-  async entryByReferralCode(projectId: string, code: string) {
-    return this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.referral_code = ?`, projectId, code);
-  }
   /**
    * The live entry of the project holding a referral code (a join's `ref`), as its id and rowid: read
    * in the join batch's transaction, so the rowid is current for that batch's credit (creditSync).
