@@ -135,11 +135,22 @@ export async function entryWithPosition(store: Store, row: EntryRow): Promise<En
 /** The subscriber's own view of their entry. */
 export async function publicView(store: Store, project: ProjectRow, row: EntryRow, base: string): Promise<PublicEntry> {
   const [pos, total] = await Promise.all([store.lifecycle.positions(project.id, [row]), store.lifecycle.waitingTotal(project.id)]);
+  return publicEntry(project, row, pos.get(row.id) ?? null, total, base);
+}
+
+/** The subscriber's status by their status token (row, position and total read together), or 404. */
+export async function statusByToken(store: Store, project: ProjectRow, token: string, base: string): Promise<PublicEntry> {
+  const found = await store.lifecycle.statusByToken(sha256(token));
+  if (!found || found.row.projectId !== project.id) throw tokenNotFound();
+  return publicEntry(project, found.row, found.position, found.total, base);
+}
+
+function publicEntry(project: ProjectRow, row: EntryRow, position: number | null, total: number, base: string): PublicEntry {
   return {
     email: row.email,
     name: row.name,
     status: row.status,
-    position: pos.get(row.id) ?? null,
+    position,
     total,
     referralCode: row.referralCode ?? '',
     referralUrl: row.referralCode ? referralUrlOf(project, base, row.referralCode) : '',

@@ -61,6 +61,11 @@ export type RedeemOutcome = { result: 'accepted'; row: EntryRow } | { result: 'u
 export interface LifecycleStore {
   /** The live entry whose status token hashes to `hash`. */
   entryByStatusToken(hash: string): Promise<EntryRow | undefined>;
+  /**
+   * That entry with its exact position (null unless waiting) and the project's waiting total, read
+   * together (one statement on PostgreSQL: the subscriber's status page is one round trip).
+   */
+  statusByToken(hash: string): Promise<{ row: EntryRow; position: number | null; total: number } | undefined>;
   /** The live entry whose confirmation token hashes to `hash`. */
   entryByConfirmToken(hash: string): Promise<EntryRow | undefined>;
   /** The live entry of the project whose invite code hashes to `hash`. */

@@ -370,6 +370,45 @@ export function storeConformance(adapter: Adapter) {
         expect([positions.get(c.id), positions.get(b.id), positions.get(a.id)]).toEqual([1, 2, 3]);
       });
 
+      it('statusByToken answers the row with the position positions() gives and the waiting total, in one read', async () => {
+        const { u } = await fixture();
+        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 3 }) });
+        expect(await store.insertProject(p)).toBe('inserted');
+        const k = key(p.id);
+        await store.insertKey(k);
+        // k values across several buckets of 1024, negative ones included (referrals push k below 0).
+        await store.lifecycle.reserveOrdinals(p.id, 2500);
+        const rows: EntryRow[] = [];
+        for (let i = 0; i < 12; i++) rows.push(await add(p.id, k.id, { statusTokenHash: `st-${uniq()}`, referralCode: `sc-${uniq()}` }));
+        for (const [i, times] of [
+          [5, 900],
+          [9, 2],
+          [11, 1],
+        ] as const) {
+          await Promise.all(Array.from({ length: times }, () => add(p.id, k.id, { referredBy: rows[i]!.id })));
+        }
+        const pending = await add(p.id, k.id, { statusTokenHash: `st-${uniq()}`, status: 'pending' });
+        const gone = await add(p.id, k.id, { statusTokenHash: `st-${uniq()}` });
+        await store.softDeleteEntry(p.id, gone.id, T0 + 1);
+        const fresh = await Promise.all(rows.map((r) => store.entryInProject(p.id, r.id)));
+        const expected = await store.lifecycle.positions(
+          p.id,
+          fresh.map((r) => r!),
+        );
+        const total = await store.lifecycle.waitingTotal(p.id);
+        expect(fresh[5]!.k).toBeLessThan(0);
+        for (const r of fresh) {
+          const got = await store.lifecycle.statusByToken(r!.statusTokenHash!);
+          expect(got?.row.id).toBe(r!.id);
+          expect(got?.row.referrals).toBe(r!.referrals);
+          expect([r!.k, got?.position]).toEqual([r!.k, expected.get(r!.id)]);
+          expect(got?.total).toBe(total);
+        }
+        expect((await store.lifecycle.statusByToken(pending.statusTokenHash!))?.position).toBeNull();
+        expect(await store.lifecycle.statusByToken(gone.statusTokenHash!)).toBeUndefined();
+        expect(await store.lifecycle.statusByToken('no-such-hash')).toBeUndefined();
+      });
+
       it('queueKeys pages the whole queue in order; positions read from it equal positions()', async () => {
         const { u } = await fixture();
         const p = project(u.id, { settings: JSON.stringify({ referralBoost: 2 }) });

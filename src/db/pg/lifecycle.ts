@@ -1,7 +1,7 @@
 // PostgreSQL implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
 // Writes that move a project's queue first lock its entry_ordinals row (lockQueue), so they are
 // serialised per project across instances and the bucket rows are never locked in opposite orders.
-import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
@@ -22,7 +22,7 @@ const BUCKET_SIZE = 1024; // the triggers' k >> 10
  * Waiting entries in the buckets below bucket `b` (an SQL expression): the groups of 64 buckets below
  * b's group, plus the buckets of b's group below b (migrations/pg/0009_position_groups.sql).
  */
-const below = (projectId: string, b: SQL) =>
+const below = (projectId: string | SQL, b: SQL) =>
   sql`((SELECT coalesce(sum(n), 0) FROM position_groups WHERE project_id = ${projectId} AND grp < ((${b}) >> 6))
     + (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId}
          AND bucket >= (((${b}) >> 6) << 6) AND bucket < (${b})))`;
@@ -136,6 +136,31 @@ export class PgLifecycle implements LifecycleStore {
 
   async entryByStatusToken(hash: string) {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
+  }
+  async statusByToken(hash: string) {
+    // One statement, one snapshot: the row found by its token, its position as positionOf counts it
+    // (the buckets below its own, then its own bucket up to it), and the waiting total.
+    // The outer row is named in full (entries.k): drizzle writes its columns unqualified here, and
+    // inside the subqueries an unqualified k or project_id would be the subquery's own.
+    const e = s.entries;
+    const bucket = sql`(entries.k >> 10)`; // = floor(k / BUCKET_SIZE), negative k included
+    const found = first(
+      await this.db
+        .select({
+          ...getTableColumns(e),
+          position: sql<string | null>`CASE WHEN entries.status = 'waiting' THEN ${below(sql`entries.project_id`, bucket)}
+            + (SELECT count(*) FROM entries x WHERE x.project_id = entries.project_id AND x.status = 'waiting'
+                 AND x.deleted_at IS NULL AND x.k >= ${bucket} * ${BUCKET_SIZE} AND x.k <= entries.k
+                 AND (x.k, x.ordinal) < (entries.k, entries.ordinal)) + 1 END`,
+          total: sql<string>`(SELECT coalesce(sum(n), 0) FROM position_groups g WHERE g.project_id = entries.project_id)`,
+        })
+        .from(e)
+        .where(and(eq(e.statusTokenHash, hash), isNull(e.deletedAt))!)
+        .limit(1),
+    );
+    if (!found) return undefined;
+    const { position, total, ...row } = found;
+    return { row: row as EntryRow, position: position === null ? null : Number(position), total: Number(total) };
   }
   async entryByConfirmToken(hash: string) {
     return this.one(and(eq(s.entries.confirmTokenHash, hash), isNull(s.entries.deletedAt))!);

@@ -108,6 +108,15 @@ export class SqliteLifecycle implements LifecycleStore {
   async entryByStatusToken(hash: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);
   }
+  async statusByToken(hash: string) {
+    // One read transaction: the row, its position and the total from one snapshot.
+    return this.db.transaction(() => {
+      const row = this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);
+      if (!row) return undefined;
+      const position = row.status === 'waiting' ? this.positionSync(row.projectId, row.k, row.ordinal) : null;
+      return { row, position, total: this.waitingTotalSync(row.projectId) };
+    })();
+  }
   async entryByConfirmToken(hash: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE e.confirm_token_hash = ? AND e.deleted_at IS NULL`, hash);
   }

@@ -53,8 +53,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   app.get('/v1/waitlist/:slug/status', async (req, res) => {
     const project = await tokenRoute(req, res);
     const { token } = parseQuery(req, tokenQuery);
-    const row = await lc.entryByStatusToken(store, project, token);
-    send(res, 200, 'Your place on the waitlist', await lc.publicView(store, project, row, baseUrl(deps, req)));
+    send(res, 200, 'Your place on the waitlist', await lc.statusByToken(store, project, token, baseUrl(deps, req)));
   });
 
   app.post('/v1/waitlist/:slug/confirm', async (req, res) => {
