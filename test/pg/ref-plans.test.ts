@@ -14,7 +14,7 @@ import { insertCrediting, insertResolvingRefs } from '../../src/db/pg/lifecycle.
 import { openPgStore } from '../../src/db/pg/store.js';
 import type { EntryRow, Store } from '../../src/db/store.js';
 import { createPgDatabase } from '../helpers/pg.js';
-import { entry, key, project, user } from '../store/conformance.js';
+import { entry, projectWithKeyIn } from '../store/conformance.js';
 
 const baseUrl = process.env.TEST_DATABASE_URL;
 const N = 3000;
@@ -32,12 +32,7 @@ describe.skipIf(!baseUrl)('the crediting INSERT plan on PostgreSQL, before any s
     client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query('ALTER TABLE entries SET (autovacuum_enabled = false)'); // no statistics, as on a new install
-    const u = user();
-    await store.insertUser(u);
-    const p = project(u.id);
-    await store.insertProject(p);
-    const k = key(p.id);
-    await store.insertKey(k);
+    const { p, k } = await projectWithKeyIn(store);
     projectId = p.id;
     codes = [];
     for (let i = 0; i < N; i += 500) {

@@ -81,6 +81,17 @@ export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow
 }
 
 /** Runs every Store test against one adapter. */
+/** An account, a project (with `settings`, JSON) and a join key for it, written to `store`. */
+export async function projectWithKeyIn(store: Store, settings = '{}') {
+  const u = user();
+  expect(await store.insertUser(u)).toBe('inserted');
+  const p = project(u.id, { settings });
+  expect(await store.insertProject(p)).toBe('inserted');
+  const k = key(p.id);
+  await store.insertKey(k);
+  return { u, p, k };
+}
+
 export function storeConformance(adapter: Adapter) {
   describe(`Store conformance: ${adapter.name}`, () => {
     let store: Store;
@@ -93,15 +104,7 @@ export function storeConformance(adapter: Adapter) {
     });
 
     /** A user with one live project and one key. */
-    async function fixture() {
-      const u = user();
-      expect(await store.insertUser(u)).toBe('inserted');
-      const p = project(u.id);
-      expect(await store.insertProject(p)).toBe('inserted');
-      const k = key(p.id);
-      await store.insertKey(k);
-      return { u, p, k };
-    }
+    const fixture = () => projectWithKeyIn(store);
     const add = async (projectId: string, keyId: string, over: Partial<EntryRow> = {}) => {
       const row = entry(projectId, over);
       expect(await store.insertEntry(row, keyId)).toBe('inserted');
@@ -344,11 +347,7 @@ export function storeConformance(adapter: Adapter) {
       });
 
       it('referred joins of one batch credit their referrers, several to one referrer summed, and move them up', async () => {
-        const { u } = await fixture();
-        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 2 }) });
-        expect(await store.insertProject(p)).toBe('inserted');
-        const k = key(p.id);
-        await store.insertKey(k);
+        const { p, k } = await projectWithKeyIn(store, JSON.stringify({ referralBoost: 2 }));
         const [a, b, c] = [await add(p.id, k.id), await add(p.id, k.id), await add(p.id, k.id)];
         for (let i = 0; i < 4; i++) await add(p.id, k.id);
         // One batch: three joins referred by c, one by b, one pending (never credits), one duplicate.
@@ -371,11 +370,7 @@ export function storeConformance(adapter: Adapter) {
       });
 
       it('statusByToken answers the row with the position positions() gives and the waiting total, in one read', async () => {
-        const { u } = await fixture();
-        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 3 }) });
-        expect(await store.insertProject(p)).toBe('inserted');
-        const k = key(p.id);
-        await store.insertKey(k);
+        const { p, k } = await projectWithKeyIn(store, JSON.stringify({ referralBoost: 3 }));
         // k values across several buckets of 1024, negative ones included (referrals push k below 0).
         await store.lifecycle.reserveOrdinals(p.id, 2500);
         const rows: EntryRow[] = [];
@@ -410,11 +405,7 @@ export function storeConformance(adapter: Adapter) {
       });
 
       it('queueKeys pages the whole queue in order; positions read from it equal positions()', async () => {
-        const { u } = await fixture();
-        const p = project(u.id, { settings: JSON.stringify({ referralBoost: 2 }) });
-        expect(await store.insertProject(p)).toBe('inserted');
-        const k = key(p.id);
-        await store.insertKey(k);
+        const { p, k } = await projectWithKeyIn(store, JSON.stringify({ referralBoost: 2 }));
         const first: EntryRow[] = [];
         for (let i = 0; i < 9; i++) first.push(await add(p.id, k.id));
         // Credits give ties in k (ordinal 5 with one referral and ordinal 3 both have k 3), broken by ordinal.
