@@ -491,7 +491,7 @@ export function storeConformance(adapter: Adapter) {
         expect(stored.filter((e) => e.referredBy === b.id)).toHaveLength(0);
       });
 
-      it('a batch whose ref joins fail is retried row by row, each ref resolved again', async () => {
+      it('a failed batch is retried row by row: a referred join keeps its ref and credits its referrer once', async () => {
         const { p, k } = await fixture();
         const a = await add(p.id, k.id, { referralCode: `r-${uniq()}` });
         const good = entry(p.id);

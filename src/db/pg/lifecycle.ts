@@ -26,6 +26,18 @@ const below = (projectId: string | SQL, b: SQL) =>
   sql`((SELECT coalesce(sum(n), 0) FROM position_groups WHERE project_id = ${projectId} AND grp < ((${b}) >> 6))
     + (SELECT coalesce(sum(n), 0) FROM position_buckets WHERE project_id = ${projectId}
          AND bucket >= (((${b}) >> 6) << 6) AND bucket < (${b})))`;
+/**
+ * The exact position of the waiting entry (k, o) in bucket `b` whose keys start at `lo` (all SQL: plain
+ * parameters, or columns of an outer row): the entries in the buckets below, plus those of its own
+ * bucket before it, plus one. `x.k <= k` is implied by the row comparison but spelled out: the planner
+ * cannot bound k from a row comparison, estimated ~200,000 rows for `k >= bucket start` and the
+ * comparison together (82,518 per parallel worker), and at 1M entries counted with a parallel
+ * sequential scan (130–250 ms) instead of the queue index.
+ */
+const positionAt = (projectId: string | SQL, b: SQL, lo: SQL, k: SQL, o: SQL) =>
+  sql`(${below(projectId, b)}
+    + (SELECT count(*) FROM entries x WHERE x.project_id = ${projectId} AND x.status = 'waiting' AND x.deleted_at IS NULL
+         AND x.k >= ${lo} AND x.k <= ${k} AND (x.k, x.ordinal) < (${k}, ${o})) + 1)`;
 const BULK_ROWS = 16; // more waiting rows than this (a list page of 20+, an export chunk): rank their buckets
 const first = <T>(rows: T[]): T | undefined => rows[0];
 const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
@@ -138,8 +150,8 @@ export class PgLifecycle implements LifecycleStore {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
   }
   async statusByToken(hash: string) {
-    // One statement, one snapshot: the row found by its token, its position as positionOf counts it
-    // (the buckets below its own, then its own bucket up to it), and the waiting total.
+    // One statement, one snapshot: the row found by its token, its position (positionAt, on the row's
+    // own columns) and the waiting total.
     // The outer row is named in full (entries.k): drizzle writes its columns unqualified here, and
     // inside the subqueries an unqualified k or project_id would be the subquery's own.
     const e = s.entries;
@@ -148,10 +160,8 @@ export class PgLifecycle implements LifecycleStore {
       await this.db
         .select({
           ...getTableColumns(e),
-          position: sql<string | null>`CASE WHEN entries.status = 'waiting' THEN ${below(sql`entries.project_id`, bucket)}
-            + (SELECT count(*) FROM entries x WHERE x.project_id = entries.project_id AND x.status = 'waiting'
-                 AND x.deleted_at IS NULL AND x.k >= ${bucket} * ${BUCKET_SIZE} AND x.k <= entries.k
-                 AND (x.k, x.ordinal) < (entries.k, entries.ordinal)) + 1 END`,
+          position: sql<string | null>`CASE WHEN entries.status = 'waiting'
+            THEN ${positionAt(sql`entries.project_id`, bucket, sql`${bucket} * ${BUCKET_SIZE}`, sql`entries.k`, sql`entries.ordinal`)} END`,
           total: sql<string>`(SELECT coalesce(sum(n), 0) FROM position_groups g WHERE g.project_id = entries.project_id)`,
         })
         .from(e)
@@ -172,16 +182,13 @@ export class PgLifecycle implements LifecycleStore {
     return this.one(and(live(projectId), eq(s.entries.emailNorm, emailNorm))!);
   }
 
-  // `k <= mine` is implied by `(k, ordinal) < (mine, …)` but spelled out: the planner cannot bound k from
-  // a row comparison, estimated ~200,000 rows for `k >= bucket start` and the comparison together (82,518
-  // per parallel worker), and at 1M entries counted with a parallel sequential scan (130–250 ms) instead of the queue index.
+  // Its bounds are plain parameters: the planner sees the real range of keys.
   private async positionOf(conn: Conn, projectId: string, k: number, ordinal: number) {
     const bucket = Math.floor(k / BUCKET_SIZE);
-    const r = await conn.execute<{ below: string; mine: string }>(sql`SELECT
-      ${below(projectId, sql`${bucket}::bigint`)} AS below,
-      (SELECT count(*) FROM entries WHERE project_id = ${projectId} AND status = 'waiting' AND deleted_at IS NULL
-         AND k >= ${bucket * BUCKET_SIZE} AND k <= ${k}::bigint AND (k, ordinal) < (${k}::bigint, ${ordinal}::bigint)) AS mine`);
-    return Number(r.rows[0]!.below) + Number(r.rows[0]!.mine) + 1;
+    const r = await conn.execute<{ pos: string }>(
+      sql`SELECT ${positionAt(projectId, sql`${bucket}::bigint`, sql`${bucket * BUCKET_SIZE}::bigint`, sql`${k}::bigint`, sql`${ordinal}::bigint`)} AS pos`,
+    );
+    return Number(r.rows[0]!.pos);
   }
 
   async positions(projectId: string, rows: readonly Pick<EntryRow, 'id' | 'status' | 'k' | 'ordinal'>[]) {
@@ -196,9 +203,7 @@ export class PgLifecycle implements LifecycleStore {
     if (waiting.length > BULK_ROWS) return this.bulkPositions(projectId, waiting, out);
     // A whole page in one statement (one snapshot, one round trip): the same count per row.
     const res = await this.db.execute<{ id: string; pos: string }>(sql`SELECT v.id,
-        ${below(projectId, sql`v.b`)}
-        + (SELECT count(*) FROM entries e WHERE e.project_id = ${projectId} AND e.status = 'waiting' AND e.deleted_at IS NULL
-             AND e.k >= v.b * ${BUCKET_SIZE} AND e.k <= v.k AND (e.k, e.ordinal) < (v.k, v.o)) + 1 AS pos
+        ${positionAt(projectId, sql`v.b`, sql`v.b * ${BUCKET_SIZE}`, sql`v.k`, sql`v.o`)} AS pos
       FROM unnest(${sql.param(waiting.map((r) => r.id))}::text[], ${sql.param(waiting.map((r) => r.k))}::bigint[],
         ${sql.param(waiting.map((r) => r.ordinal))}::bigint[], ${sql.param(waiting.map((r) => Math.floor(r.k / BUCKET_SIZE)))}::bigint[])
         AS v(id, k, o, b)`);

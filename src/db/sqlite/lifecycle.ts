@@ -66,18 +66,13 @@ export class SqliteLifecycle implements LifecycleStore {
     if (!referrerId) return;
     if (boost !== undefined) {
       // The caller read the boost in this same transaction (boostSync): one read per batch, not per credit.
-      if (rowid !== undefined) {
-        const byRowid = this.stmt(
-          `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
-           WHERE rowid = @rowid AND id = @id AND project_id = @projectId AND deleted_at IS NULL`,
-        ).run({ delta, rowid, id: referrerId, projectId, boost });
-        if (byRowid.changes === 1) return;
-        // A rowid that is not (or no longer) this live referrer's: look it up by id.
-      }
+      // A rowid read in this transaction (referrerSync): the row through the table's own key, not a
+      // second descent of the id index.
+      const where = rowid === undefined ? 'id = @id' : 'rowid = @rowid AND id = @id';
       this.stmt(
         `UPDATE entries SET referrals = max(0, referrals + @delta), k = ordinal - @boost * max(0, referrals + @delta)
-         WHERE id = @id AND project_id = @projectId AND deleted_at IS NULL`,
-      ).run({ delta, id: referrerId, projectId, boost });
+         WHERE ${where} AND project_id = @projectId AND deleted_at IS NULL`,
+      ).run({ delta, id: referrerId, projectId, boost, ...(rowid === undefined ? {} : { rowid }) });
       return;
     }
     this.stmt(
@@ -105,13 +100,16 @@ export class SqliteLifecycle implements LifecycleStore {
       | { rowid: number; id: string }
       | undefined;
   }
-  async entryByStatusToken(hash: string) {
+  private byStatusToken(hash: string) {
     return this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);
+  }
+  async entryByStatusToken(hash: string) {
+    return this.byStatusToken(hash);
   }
   async statusByToken(hash: string) {
     // One read transaction: the row, its position and the total from one snapshot.
     return this.db.transaction(() => {
-      const row = this.row(`SELECT ${COLS} FROM entries e WHERE e.status_token_hash = ? AND e.deleted_at IS NULL`, hash);
+      const row = this.byStatusToken(hash);
       if (!row) return undefined;
       const position = row.status === 'waiting' ? this.positionSync(row.projectId, row.k, row.ordinal) : null;
       return { row, position, total: this.waitingTotalSync(row.projectId) };
