@@ -4,8 +4,7 @@ import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
-import { sha256 } from './crypto.js';
-import { newReferralCode, newSecret } from './lifecycle.js';
+import { newReferralCode, newSecret, secretHash } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
 import { newEmail, newEvent, type EmailVars } from './outbox.js';
 import { featureSettings } from './settings.js';
@@ -56,8 +55,8 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     ...UNTOUCHED_LIFECYCLE, // the ordinal is given by the store inside the insert's transaction
     referralCode: newReferralCode(),
     referredBy: null, // the store resolves body.ref in the insert's transaction (an unknown ref is ignored)
-    statusTokenHash: sha256(statusToken),
-    confirmTokenHash: confirmToken ? sha256(confirmToken) : null,
+    statusTokenHash: secretHash(statusToken),
+    confirmTokenHash: confirmToken ? secretHash(confirmToken) : null,
     confirmSentAt: confirmToken ? now : null,
   };
   // entry.created (with its status and referredBy) is written in the join's group commit (never lost,

@@ -2,9 +2,8 @@
 // entry gets a single-use code (256 bits, only its SHA-256 stored) valid for inviteTtlDays.
 import type { InviteBody, InviteCheck, InvitePreview, InviteResult, RedeemResult } from '../contract/lifecycle.js';
 import type { EntryRow, ProjectRow, Store } from '../db/store.js';
-import { sha256 } from './crypto.js';
 import { AppError, notFound } from './errors.js';
-import { newSecret } from './lifecycle.js';
+import { newSecret, secretHash } from './lifecycle.js';
 import { newEmail, newEvent } from './outbox.js';
 import { toEntry } from './serialize.js';
 import { featureSettings } from './settings.js';
@@ -26,7 +25,7 @@ export async function inviteEntries(
   const hashOf = (entryId: string) => {
     const code = newSecret();
     codes.set(entryId, code);
-    return sha256(code);
+    return secretHash(code);
   };
   // entry.invited events (and invite emails, with SMTP) are written in the batch's transaction.
   const template = featureSettings(project).inviteUrl;
@@ -87,7 +86,7 @@ const unknownInvite = () => notFound('Invite');
 export async function redeemInvite(store: Store, project: ProjectRow, code: string): Promise<RedeemResult> {
   const now = Date.now();
   // entry.accepted is written in the redeem's transaction.
-  const r = await store.lifecycle.redeem(project.id, sha256(code), now, (e) => ({
+  const r = await store.lifecycle.redeem(project.id, secretHash(code), now, (e) => ({
     events: [newEvent('entry.accepted', project.id, toEntry(e), now)],
   }));
   if (r.result === 'unknown') throw unknownInvite();
@@ -100,7 +99,7 @@ export async function redeemInvite(store: Store, project: ProjectRow, code: stri
 /** Checks a code without redeeming it: the same errors as redeem. */
 export async function checkInvite(store: Store, project: ProjectRow, code: string): Promise<InviteCheck> {
   if (code.length > 200) throw unknownInvite();
-  const e = await store.lifecycle.entryByInviteCode(project.id, sha256(code));
+  const e = await store.lifecycle.entryByInviteCode(project.id, secretHash(code));
   if (!e || (e.status !== 'invited' && e.status !== 'accepted')) throw unknownInvite();
   if (e.status === 'accepted') throw new AppError('invite_used', 'This invite code was already used');
   if (e.inviteExpiresAt !== null && e.inviteExpiresAt <= Date.now()) throw new AppError('invite_expired', 'This invite code has expired');

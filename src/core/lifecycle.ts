@@ -1,6 +1,6 @@
 // The waitlist lifecycle (LIFECYCLE.md): what a join gets (status, referral code, status token),
 // confirmation, the subscriber's own view and leave, positions for the management API, stats.
-// Tokens and codes are 256-bit random strings; only their SHA-256 is stored (like session tokens).
+// Tokens are 256-bit random strings after a time prefix; only their SHA-256 (with the prefix) is stored.
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
@@ -16,10 +16,30 @@ const DAY_MS = 86_400_000;
 /** Later re-joins of a pending email resend the confirmation at most this often (the first at once). */
 export const RESEND_INTERVAL_MS = 10 * MIN_MS;
 
-/** A fresh secret for a subscriber link or invite (256 bits, base64url). */
-export const newSecret = () => randomToken(32);
-/** A referral code: 12 base64url characters (72 random bits), unique per project by index. */
-export const newReferralCode = () => randomToken(9);
+/**
+ * Secrets and codes begin with the time they were made: the millisecond in base 36, 9 characters
+ * (fixed width until the year 5188; digits and lower-case letters sort alike in every collation).
+ * Their unique indexes are B-trees, so keys that grow with time go in at the right edge: the tokens and
+ * codes of one join batch share a leaf page instead of each dirtying (and first reading) a random one
+ * (docs/performance.md, round nine). The prefix is not secret; the random part after it is.
+ */
+const TIME_CHARS = 9;
+export const timePrefix = (now = Date.now()) => now.toString(36).padStart(TIME_CHARS, '0');
+
+/** A fresh secret for a subscriber link or invite: the time prefix and 256 random bits (base64url). */
+export const newSecret = () => timePrefix() + randomToken(32);
+const PREFIXED_SECRET = /^[0-9a-z]{9}[\w-]{43}$/;
+/**
+ * What is stored, and looked up, for a secret: its time prefix and its SHA-256 (hex), so the hashes'
+ * index also grows at the right edge. A secret without the prefix (those made before it: 43
+ * characters) is stored as its bare SHA-256, and is still found by it.
+ */
+export const secretHash = (secret: string) =>
+  PREFIXED_SECRET.test(secret) ? secret.slice(0, TIME_CHARS) + sha256(secret) : sha256(secret);
+/** Random characters of a referral code after its time prefix: 8 base64url characters, 48 bits. */
+export const REFERRAL_CODE_BYTES = 6;
+/** A referral code: the time prefix and 48 random bits (17 characters), unique per project by index. */
+export const newReferralCode = () => timePrefix() + randomToken(REFERRAL_CODE_BYTES);
 
 /** The server's public origin for links: `publicUrl` when configured, else the request's own origin. */
 export function publicBase(publicUrl: string | undefined, host: string | undefined, https: boolean): string {
@@ -140,7 +160,7 @@ export async function publicView(store: Store, project: ProjectRow, row: EntryRo
 
 /** The subscriber's status by their status token (row, position and total read together), or 404. */
 export async function statusByToken(store: Store, project: ProjectRow, token: string, base: string): Promise<PublicEntry> {
-  const found = await store.lifecycle.statusByToken(sha256(token));
+  const found = await store.lifecycle.statusByToken(secretHash(token));
   if (!found || found.row.projectId !== project.id) throw tokenNotFound();
   return publicEntry(project, found.row, found.position, found.total, base);
 }
@@ -162,14 +182,14 @@ const tokenNotFound = () => new AppError('not_found', 'This link is not valid (u
 
 /** The live entry of this project that a status token belongs to, or 404. */
 export async function entryByStatusToken(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
-  const row = await store.lifecycle.entryByStatusToken(sha256(token));
+  const row = await store.lifecycle.entryByStatusToken(secretHash(token));
   if (!row || row.projectId !== project.id) throw tokenNotFound();
   return row;
 }
 
 /** Confirms a pending entry by its emailed token: it becomes waiting (queue order = join time). */
 export async function confirmEntry(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
-  const found = await store.lifecycle.entryByConfirmToken(sha256(token));
+  const found = await store.lifecycle.entryByConfirmToken(secretHash(token));
   if (!found || found.projectId !== project.id) throw tokenNotFound();
   const now = Date.now();
   // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
@@ -203,7 +223,7 @@ export async function sendConfirmation(store: Store, project: ProjectRow, row: E
   const token = newSecret();
   const now = Date.now();
   const confirmUrl = `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`;
-  await store.lifecycle.setConfirmToken(row.id, sha256(token), now, resent, {
+  await store.lifecycle.setConfirmToken(row.id, secretHash(token), now, resent, {
     emails: [newEmail(project.id, 'confirmation', row.email, { email: row.email, name: row.name, confirmUrl }, now)],
   });
 }

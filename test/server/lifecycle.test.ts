@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
-import { bearer, createKey, dbQuery } from '../helpers/lifecycle.js';
+import { bearer, createKey, dbQuery, sha256 } from '../helpers/lifecycle.js';
 import { Client, DIALECT, postJoin, projectWithKey, signedUp, uniqueEmail, useServer } from '../helpers/server.js';
 
 let admin: Client;
@@ -205,6 +205,39 @@ describe('subscriber self-service', () => {
     // the same email may join again
     const again = await join(p, { email });
     expect(again.position).toBe(2);
+  });
+
+  it('tokens and codes begin with their time; those of earlier versions (no prefix) keep working', async () => {
+    const p = await setup({ referralBoost: 5 });
+    const me = await join(p);
+    expect(me.statusToken).toMatch(/^[0-9a-z]{9}[\w-]{43}$/);
+    expect(me.referralCode).toMatch(/^[0-9a-z]{9}[\w-]{8}$/);
+    const [stored] = await dbQuery<{ h: string }>(server, 'SELECT status_token_hash AS h FROM entries WHERE id = ?', [me.entryId]);
+    expect(stored!.h).toBe(me.statusToken.slice(0, 9) + sha256(me.statusToken));
+    // An entry as an earlier version left it: a bare SHA-256 of a 43-character token, a 12-character code.
+    const old = await join(p);
+    const legacyToken = 'k1X2y3Z4a5B6c7D8e9F0g1H2i3J4k5L6m7N8o9P0q1R';
+    const legacyCode = 'Xb3k9QpL2mTz';
+    await dbQuery(server, 'UPDATE entries SET status_token_hash = ?, referral_code = ? WHERE id = ?', [
+      sha256(legacyToken),
+      legacyCode,
+      old.entryId,
+    ]);
+    const c = new Client(server.url);
+    const st = ok(await c.get(`/v1/waitlist/${p.slug}/status?token=${legacyToken}`));
+    expect(st).toMatchObject({ status: 'waiting', position: 2, referralCode: legacyCode, referrals: 0 });
+    fails(await c.get(`/v1/waitlist/${p.slug}/status?token=${old.statusToken}`), 404, 'not_found');
+    await join(p, { ref: legacyCode });
+    expect(ok(await c.get(`/v1/waitlist/${p.slug}/status?token=${legacyToken}`))).toMatchObject({ position: 1, referrals: 1 });
+    // an invite code planted as an earlier version stored it
+    const inv = ok(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: [old.entryId] }));
+    expect(inv.invited[0].inviteCode).toMatch(/^[0-9a-z]{9}[\w-]{43}$/);
+    const legacyInvite = 'Q9w8E7r6T5y4U3i2O1p0A9s8D7f6G5h4J3k2L1z0X9c';
+    await dbQuery(server, 'UPDATE entries SET invite_code_hash = ? WHERE id = ?', [sha256(legacyInvite), old.entryId]);
+    ok(await c.get(`/v1/waitlist/${p.slug}/invites/${legacyInvite}`, bearer(p.secret)));
+    ok(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: legacyInvite }, bearer(p.secret)));
+    ok(await c.post(`/v1/waitlist/${p.slug}/leave`, { token: legacyToken }));
+    expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [old.entryId])).toEqual([]);
   });
 
   it('leave through the page form (one click) and the status page render', async () => {
