@@ -6,7 +6,7 @@ import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { newReferralCode, newSecret, secretHash } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
-import { newEmail, newEvent, type EmailVars } from './outbox.js';
+import { entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { featureSettings } from './settings.js';
 import { toEntry } from './serialize.js';
 import { newId } from './ids.js';
@@ -63,7 +63,10 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   // never sent for a duplicate); with double opt-in, so is the confirmation email. Built by the store
   // once the row is inserted, from the row as inserted (its referrer is resolved there).
   const outbox = (inserted: EntryRow): OutboxWrites => {
-    const writes: OutboxWrites = { events: [newEvent('entry.created', inserted.projectId, toEntry(inserted), now)] };
+    // A pending entry is no sign-up yet (its notice follows entry.confirmed).
+    const writes: OutboxWrites = {
+      events: [entryEvent('entry.created', inserted.projectId, toEntry(inserted), now, !confirmToken && sendsNotices(ctx.project))],
+    };
     if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
       writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];
     }
@@ -108,7 +111,7 @@ export async function deleteEntry(store: Store, projectId: string, entryId: stri
   // entry.deleted is written in the same transaction.
   const now = Date.now();
   const e = await store.lifecycle.softDelete(projectId, entryId, now, 0, (deleted) => ({
-    events: [newEvent('entry.deleted', projectId, toEntry(deleted), now)],
+    events: [entryEvent('entry.deleted', projectId, toEntry(deleted), now)],
   }));
   if (!e) throw notFound('Entry');
   return e;

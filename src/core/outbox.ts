@@ -2,8 +2,10 @@
 // writes them inside its own transaction is explained at the top of src/db/outbox.ts.
 import { monotonicFactory } from 'ulidx';
 import type { OutboxEmail, OutboxEvent } from '../db/outbox.js';
+import type { ProjectRow } from '../db/store.js';
 import { pooledPrng } from './crypto.js';
 import { AppError } from './errors.js';
+import { featureSettings } from './settings.js';
 
 const ulid = monotonicFactory(pooledPrng);
 
@@ -21,6 +23,24 @@ export function newEvent(type: EventType | 'ping', projectId: string, data: unkn
   const id = outboxId('evt');
   const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
   return { id, projectId, type, payload, createdAt: now };
+}
+
+/**
+ * An event of an entry change that only webhooks read: written only when an enabled webhook of the
+ * project subscribes to its type at the change's commit (docs/events.md). `feedsNotices`: the change
+ * may also become a sign-up notice (the project's `notify` setting), so the event is always written.
+ */
+export function entryEvent(type: EventType, projectId: string, data: unknown, now = Date.now(), feedsNotices = false): OutboxEvent {
+  const e = newEvent(type, projectId, data, now);
+  if (!feedsNotices) e.ifSubscribed = true;
+  return e;
+}
+
+/** Whether the project's sign-ups become notices (notify each / digest, to at least one address). */
+export function sendsNotices(project: ProjectRow | undefined): boolean {
+  if (!project) return true; // unknown settings: keep the event, the fan-out decides
+  const s = featureSettings(project);
+  return s.notify !== 'off' && s.notifyEmails.length > 0;
 }
 
 /** Template variables an email may use; links are absolute (built on the server's public URL). */

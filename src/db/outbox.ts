@@ -32,6 +32,12 @@ export interface OutboxEvent {
   type: string;
   payload: string;
   createdAt: number;
+  /**
+   * Written only if, in the writing transaction, an enabled webhook of the project subscribes to
+   * `type` (else nothing would ever read it: the fan-out would drop it). Unset: always written (a
+   * `ping`, or an event that may become a sign-up notice).
+   */
+  ifSubscribed?: boolean;
 }
 
 /** An email to send: template name (confirmation, welcome, invite, notice, digest), recipient, variables. */

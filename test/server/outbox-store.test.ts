@@ -96,6 +96,53 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(log.rows.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
   });
 
+  it("writes an entry's event only while an enabled webhook of its project subscribes to its type, or it may become a notice", async () => {
+    const quiet = project('usr_o1', { id: 'prj_outbox2', slug: 'outbox-two' });
+    await store.insertProject(quiet);
+    const qctx = { ...ctx, projectId: quiet.id, project: quiet };
+    await store.events.fanOut(100, () => []);
+    const written = async (fn: () => Promise<unknown>) => {
+      const before = await store.events.backlog();
+      let wakes = 0;
+      store.onOutboxWrite(() => wakes++);
+      await fn();
+      const seen: EventRow[] = [];
+      await store.events.fanOut(100, (ev) => (seen.push(ev), []));
+      expect((await store.events.backlog()) - before).toBe(0); // fanned out (and dropped: no deliveries planned)
+      return { types: seen.map((e) => e.type), wakes };
+    };
+    // No webhook: nothing is written, and the dispatcher is not woken.
+    const a = await written(() => joinWaitlist(store, qctx, { email: 'q1@x.io' }));
+    expect(a).toEqual({ types: [], wakes: 0 });
+    // A webhook for entry.deleted only: joins still write nothing; a delete writes its event.
+    const hook = {
+      id: 'wh_o2',
+      projectId: quiet.id,
+      url: 'http://example.com/h',
+      events: JSON.stringify(['entry.deleted']),
+      secret: 'whsec_y',
+      enabled: true,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    };
+    await store.events.insertWebhook(hook);
+    let e!: { id: string };
+    expect((await written(async () => (e = await joinWaitlist(store, qctx, { email: 'q2@x.io' })))).types).toEqual([]);
+    expect((await written(() => deleteEntry(store, quiet.id, e.id))).types).toEqual(['entry.deleted']);
+    // Another project's webhook does not count.
+    expect((await written(() => joinWaitlist(store, qctx, { email: 'q3@x.io' }))).types).toEqual([]);
+    // Subscribed to entry.created: written. Disabled again: not.
+    await store.events.updateWebhook(quiet.id, hook.id, { events: JSON.stringify(['entry.created']) }, Date.now());
+    expect((await written(() => joinWaitlist(store, qctx, { email: 'q4@x.io' }))).types).toEqual(['entry.created']);
+    await store.events.updateWebhook(quiet.id, hook.id, { enabled: false }, Date.now());
+    expect((await written(() => joinWaitlist(store, qctx, { email: 'q5@x.io' }))).types).toEqual([]);
+    // Sign-up notices on: entry.created is written for the fan-out to turn into a notice.
+    const noticed = { ...quiet, settings: JSON.stringify({ notify: 'each', notifyEmails: ['owner@x.io'] }) };
+    expect((await written(() => joinWaitlist(store, { ...qctx, project: noticed }, { email: 'q6@x.io' }))).types).toEqual([
+      'entry.created',
+    ]);
+  });
+
   it('writes entry.deleted inside the delete, and queues emails in a transaction', async () => {
     const e = await joinWaitlist(store, ctx, { email: 'd@x.io' });
     await store.events.fanOut(100, () => []);

@@ -12,6 +12,7 @@ import {
   type EventStore,
   type FanOutPlan,
   type NewDelivery,
+  type OutboxEvent,
   type OutboxWrites,
   type TemplateRow,
   type WebhookPatch,
@@ -20,7 +21,7 @@ import {
   withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
-import { bulkInsert } from './bulk.js';
+import { bulkInsert, unnestOf } from './bulk.js';
 import type { Exec } from './named.js';
 import * as s from './schema.js';
 
@@ -28,12 +29,27 @@ type Db = NodePgDatabase<typeof s>;
 /** The database or a transaction of it (drizzle's `tx`). */
 export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | 'delete'>;
 
+/** An event's columns (without `ifSubscribed`, which is how it is written, not what). */
+const eventColumns = ({ ifSubscribed: _, ...columns }: OutboxEvent) => columns;
+
 /** Appends events and emails to the outbox with `tx`, the caller's transaction. */
 export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
-  if (writes?.events?.length) {
-    await tx.execute(bulkInsert(s.events, writes.events)); // one array per column, not one parameter per cell
-    n += writes.events.length;
+  const always = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
+  const ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
+  if (always.length) {
+    await tx.execute(bulkInsert(s.events, always.map(eventColumns))); // one array per column, not one parameter per cell
+    n += always.length;
+  }
+  if (ifSubscribed.length) {
+    // Only the events an enabled webhook of their project subscribes to, as this statement sees the
+    // webhooks (committed before it): nothing else would ever read them.
+    const { names, unnest } = unnestOf(s.events, ifSubscribed.map(eventColumns));
+    const r = await tx.execute(
+      sql`INSERT INTO events (${names}) SELECT u.* FROM unnest(${unnest}) AS u(${names})
+          WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = u.project_id AND w.enabled AND w.events::jsonb ? u.type)`,
+    );
+    n += r.rowCount ?? 0;
   }
   if (writes?.emails?.length) {
     await tx.execute(

@@ -335,7 +335,9 @@ class PgStore implements Store {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
     // the referral credits of rows that enter the queue as waiting, and their outbox rows. Its
     // statements are named (prepared once per connection, src/db/pg/named.ts).
+    let wrote = false; // whether the committed transaction wrote outbox rows
     const ids = await namedTransaction(this.pool, async (tx) => {
+      wrote = false;
       const byProject = new Map<string, PendingJoin[]>();
       for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
       for (const projectId of [...byProject.keys()].sort()) {
@@ -370,13 +372,13 @@ class PgStore implements Store {
       }
       const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
       if (writes.length) {
-        await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
+        wrote = await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
       }
       await this.touchKeys(tx, batch);
       await this.newPositions(tx, [...byProject.values()], ids);
       return ids;
     });
-    if (batch.some((p) => p.outbox && ids.has(p.row.id))) this.outboxWritten();
+    if (wrote) this.outboxWritten(); // committed: wake the dispatcher (not when no event was wanted)
     return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
   }
 

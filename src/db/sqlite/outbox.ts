@@ -26,6 +26,7 @@ import { unsynced } from './sync.js';
 
 interface Stmts {
   event: Database.Statement;
+  subscribed: Database.Statement;
   email: Database.Statement;
 }
 const stmtCache = new WeakMap<Database.Database, Stmts>();
@@ -36,6 +37,14 @@ function stmts(db: Database.Database): Stmts {
     st = {
       event: db.prepare(
         'INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (@id, @projectId, @type, @payload, @createdAt, 0)',
+      ),
+      // The same row, only when an enabled webhook of the project subscribes to its type: read in the
+      // writing transaction, so a webhook committed before it gets the event, and one after does not.
+      subscribed: db.prepare(
+        `INSERT INTO events (id, project_id, type, payload, created_at, fanned_out)
+         SELECT @id, @projectId, @type, @payload, @createdAt, 0
+         WHERE EXISTS (SELECT 1 FROM webhooks w, json_each(w.events) t
+                       WHERE w.project_id = @projectId AND w.enabled = 1 AND t.value = @type)`,
       ),
       email: db.prepare(
         `INSERT INTO deliveries (id, project_id, kind, type, recipient, data, status, attempts, next_attempt_at, created_at, updated_at)
@@ -52,7 +61,7 @@ export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefi
   if (!writes) return false;
   const st = stmts(db);
   let n = 0;
-  for (const e of writes.events ?? []) n += st.event.run(e).changes;
+  for (const e of writes.events ?? []) n += (e.ifSubscribed ? st.subscribed : st.event).run(e).changes;
   for (const m of writes.emails ?? []) n += st.email.run(m).changes;
   return n > 0;
 }
