@@ -240,6 +240,17 @@ describe('subscriber self-service', () => {
     expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [old.entryId])).toEqual([]);
   });
 
+  it('the confirmation-token and invite-code indexes are partial: they hold only the rows that have one', async () => {
+    for (const name of ['entries_confirm_token_uq', 'entries_invite_code_uq']) {
+      const [def] =
+        DIALECT === 'pg'
+          ? await dbQuery<{ d: string }>(server, 'SELECT indexdef AS d FROM pg_indexes WHERE indexname = ?', [name])
+          : await dbQuery<{ d: string }>(server, 'SELECT sql AS d FROM sqlite_master WHERE name = ?', [name]);
+      expect(def!.d).toMatch(/UNIQUE INDEX/i);
+      expect(def!.d).toMatch(/(confirm_token_hash|invite_code_hash)"?\)? IS NOT NULL/);
+    }
+  });
+
   it('leave through the page form (one click) and the status page render', async () => {
     const p = await setup();
     const me = await join(p, { name: '<script>x</script>' });

@@ -109,8 +109,8 @@ export const entries = pgTable(
   (t) => [
     uniqueIndex('entries_referral_code_uq').on(t.projectId, t.referralCode),
     uniqueIndex('entries_status_token_uq').on(t.statusTokenHash),
-    uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash),
-    uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash),
+    uniqueIndex('entries_confirm_token_uq').on(t.confirmTokenHash).where(sql`${t.confirmTokenHash} IS NOT NULL`),
+    uniqueIndex('entries_invite_code_uq').on(t.inviteCodeHash).where(sql`${t.inviteCodeHash} IS NOT NULL`),
     index('entries_queue_idx').on(t.projectId, t.status, t.k, t.ordinal).where(sql`${t.deletedAt} IS NULL`),
     index('entries_referrals_idx').on(t.projectId, t.referrals, t.ordinal).where(sql`${t.deletedAt} IS NULL AND ${t.referrals} > 0`),
     index('entries_pending_idx').on(t.status, t.createdAt).where(sql`${t.deletedAt} IS NULL AND ${t.status} = 'pending'`),
