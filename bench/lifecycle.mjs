@@ -13,13 +13,20 @@ import { autocannonJoins, cpuMs, hasWrk, wrkJoins } from './load.mjs';
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
 /** The seed's columns and the referral ones. */
-const LC_COLUMNS = [...COLUMNS, 'referral_code', 'referred_by', 'referrals'];
+const LC_COLUMNS = [...COLUMNS, 'referral_code', 'referred_by', 'referrals', 'status_token_hash'];
 
-/** The seeded rows with the lifecycle columns: ordinals 1..n, 10% referred, k = ordinal − boost × referrals. */
+/**
+ * The seeded rows with the lifecycle columns: ordinals 1..n, 10% referred, k = ordinal − boost × referrals.
+ * Every row has a status-token hash and a referral code, random like those of a waitlist that grew
+ * before codes and tokens had a time prefix (12-character codes, bare SHA-256 hashes): new ones from
+ * the joins under load then go into indexes already full of random keys, as they would in real use.
+ */
 function lifecycleRows(projectId, n) {
   const refOf = new Int32Array(n).fill(-1);
   const refs = new Int32Array(n);
   const rnd = randomBytes(n * 4);
+  const codeBytes = randomBytes(n * 9);
+  const tokenBytes = randomBytes(n * 32);
   for (let i = 1; i < n; i++) {
     if (i % 10 === 3) {
       const r = rnd.readUInt32LE(i * 4) % i;
@@ -33,7 +40,8 @@ function lifecycleRows(projectId, n) {
     status: 'waiting',
     ordinal: i + 1,
     k: i + 1 - BOOST * refs[i],
-    referral_code: `c${i.toString(36).padStart(8, '0')}`,
+    referral_code: codeBytes.toString('base64url', i * 9, i * 9 + 9),
+    status_token_hash: tokenBytes.toString('hex', i * 32, i * 32 + 32),
     referred_by: refOf[i] >= 0 ? base[refOf[i]].id : null,
     referrals: refs[i],
   }));
