@@ -65,7 +65,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const outbox = (inserted: EntryRow): OutboxWrites => {
     // A pending entry is no sign-up yet (its notice follows entry.confirmed).
     const writes: OutboxWrites = {
-      events: [entryEvent('entry.created', inserted.projectId, toEntry(inserted), now, !confirmToken && sendsNotices(ctx.project))],
+      events: [entryEvent('entry.created', inserted.projectId, () => toEntry(inserted), now, !confirmToken && sendsNotices(ctx.project))],
     };
     if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
       writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];
@@ -111,7 +111,7 @@ export async function deleteEntry(store: Store, projectId: string, entryId: stri
   // entry.deleted is written in the same transaction.
   const now = Date.now();
   const e = await store.lifecycle.softDelete(projectId, entryId, now, 0, (deleted) => ({
-    events: [entryEvent('entry.deleted', projectId, toEntry(deleted), now)],
+    events: [entryEvent('entry.deleted', projectId, () => toEntry(deleted), now)],
   }));
   if (!e) throw notFound('Entry');
   return e;

@@ -30,7 +30,7 @@ export async function inviteEntries(
   // entry.invited events (and invite emails, with SMTP) are written in the batch's transaction.
   const template = featureSettings(project).inviteUrl;
   const outbox = (rows: EntryRow[]) => ({
-    events: rows.map((e) => entryEvent('entry.invited', project.id, toEntry(e), now)),
+    events: rows.map((e) => entryEvent('entry.invited', project.id, () => toEntry(e), now)),
     emails: mail?.smtp
       ? rows.map((e) => {
           const code = codes.get(e.id)!;
@@ -87,7 +87,7 @@ export async function redeemInvite(store: Store, project: ProjectRow, code: stri
   const now = Date.now();
   // entry.accepted is written in the redeem's transaction.
   const r = await store.lifecycle.redeem(project.id, secretHash(code), now, (e) => ({
-    events: [entryEvent('entry.accepted', project.id, toEntry(e), now)],
+    events: [entryEvent('entry.accepted', project.id, () => toEntry(e), now)],
   }));
   if (r.result === 'unknown') throw unknownInvite();
   if (r.result === 'used') throw new AppError('invite_used', 'This invite code was already used');

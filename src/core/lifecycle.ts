@@ -196,7 +196,7 @@ export async function confirmEntry(store: Store, project: ProjectRow, token: str
   // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md).
   const welcome = featureSettings(project).welcomeEmail;
   const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
-    events: [entryEvent('entry.confirmed', project.id, toEntry(after), now, sendsNotices(project))],
+    events: [entryEvent('entry.confirmed', project.id, () => toEntry(after), now, sendsNotices(project))],
     ...(welcome ? { emails: [newEmail(project.id, 'welcome', after.email, { email: after.email, name: after.name }, now)] } : {}),
   }));
   if (!row) throw tokenNotFound();
@@ -208,7 +208,7 @@ export async function leave(store: Store, project: ProjectRow, token: string): P
   const row = await entryByStatusToken(store, project, token);
   // entry.deleted carries only {entryId} after a leave (the rest is erased), in the erase's transaction.
   const ok = await store.lifecycle.erase(project.id, row.id, 0, (r) => ({
-    events: [entryEvent('entry.deleted', project.id, { entryId: r.id })],
+    events: [entryEvent('entry.deleted', project.id, () => ({ entryId: r.id }))],
   }));
   if (!ok) throw tokenNotFound();
   return { entryId: row.id };

@@ -20,20 +20,32 @@ export const outboxId = (prefix: 'evt' | 'wh' | 'dlv' | 'eml') => `${prefix}_${u
 
 /** An event row: payload `{type, timestamp, projectId, data}` serialised once (the signed body). */
 export function newEvent(type: EventType | 'ping', projectId: string, data: unknown, now = Date.now()): OutboxEvent {
-  const id = outboxId('evt');
-  const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
-  return { id, projectId, type, payload, createdAt: now };
+  return { id: outboxId('evt'), projectId, type, payload: payloadOf(type, projectId, data, now), createdAt: now };
 }
+
+const payloadOf = (type: string, projectId: string, data: unknown, now: number) =>
+  JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
 
 /**
  * An event of an entry change that only webhooks read: written only when an enabled webhook of the
- * project subscribes to its type at the change's commit (docs/events.md). `feedsNotices`: the change
- * may also become a sign-up notice (the project's `notify` setting), so the event is always written.
+ * project subscribes to its type at the change's commit (docs/events.md). `data` is called, and the
+ * payload built, only when the event is written. `feedsNotices`: the change may also become a
+ * sign-up notice (the project's `notify` setting), so the event is always written.
  */
-export function entryEvent(type: EventType, projectId: string, data: unknown, now = Date.now(), feedsNotices = false): OutboxEvent {
-  const e = newEvent(type, projectId, data, now);
-  if (!feedsNotices) e.ifSubscribed = true;
-  return e;
+export function entryEvent(type: EventType, projectId: string, data: () => unknown, now = Date.now(), feedsNotices = false): OutboxEvent {
+  if (feedsNotices) return newEvent(type, projectId, data(), now);
+  let payload: string | undefined;
+  return {
+    id: outboxId('evt'),
+    projectId,
+    type,
+    get payload() {
+      payload ??= payloadOf(type, projectId, data(), now);
+      return payload;
+    },
+    createdAt: now,
+    ifSubscribed: true,
+  };
 }
 
 /** Whether the project's sign-ups become notices (notify each / digest, to at least one address). */

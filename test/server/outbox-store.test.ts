@@ -3,6 +3,7 @@
 // fan-out turns events into deliveries, claims are leases fenced by their value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteEntry, joinWaitlist } from '../../src/core/entries.js';
+import { inviteEntries } from '../../src/core/invites.js';
 import { newEmail, outboxId } from '../../src/core/outbox.js';
 import type { Store } from '../../src/db/index.js';
 import { adapterFor } from '../store/adapters.js';
@@ -141,6 +142,40 @@ describe(`outbox on ${DIALECT}`, () => {
     expect((await written(() => joinWaitlist(store, { ...qctx, project: noticed }, { email: 'q6@x.io' }))).types).toEqual([
       'entry.created',
     ]);
+  });
+
+  it('an invite batch (more events than a join batch) writes entry.invited only while a webhook subscribes to it', async () => {
+    const big = project('usr_o1', { id: 'prj_outbox3', slug: 'outbox-three' });
+    await store.insertProject(big);
+    const bctx = { ...ctx, projectId: big.id, project: big };
+    const joinMany = (tag: string) =>
+      Promise.all(Array.from({ length: 80 }, (_, i) => joinWaitlist(store, bctx, { email: `${tag}${i}@x.io` })));
+    const invitedEvents = async () => {
+      const seen: EventRow[] = [];
+      await store.events.fanOut(1000, (ev) => (seen.push(ev), []));
+      return seen.filter((e) => e.type === 'entry.invited');
+    };
+    await store.events.fanOut(1000, () => []);
+    await joinMany('i');
+    const first = (await inviteEntries(store, big, { count: 80 })) as { invited: unknown[] };
+    expect(first.invited).toHaveLength(80);
+    expect(await invitedEvents()).toEqual([]);
+    await store.events.insertWebhook({
+      id: 'wh_o3',
+      projectId: big.id,
+      url: 'http://example.com/h',
+      events: JSON.stringify(['entry.created', 'entry.invited']),
+      secret: 'whsec_z',
+      enabled: true,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    });
+    const later = await joinMany('j');
+    await store.events.fanOut(1000, () => []);
+    await inviteEntries(store, big, { count: 80 });
+    const evs = await invitedEvents();
+    expect(evs).toHaveLength(80);
+    expect(new Set(evs.map((e) => JSON.parse(e.payload).data.entryId))).toEqual(new Set(later.map((e) => e.id)));
   });
 
   it('writes entry.deleted inside the delete, and queues emails in a transaction', async () => {

@@ -29,14 +29,35 @@ type Db = NodePgDatabase<typeof s>;
 /** The database or a transaction of it (drizzle's `tx`). */
 export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | 'delete'>;
 
-/** An event's columns (without `ifSubscribed`, which is how it is written, not what). */
-const eventColumns = ({ ifSubscribed: _, ...columns }: OutboxEvent) => columns;
+/** An event's columns (not `ifSubscribed`, which is how it is written, not what). */
+const eventColumns = (e: OutboxEvent) => ({ id: e.id, projectId: e.projectId, type: e.type, payload: e.payload, createdAt: e.createdAt });
+
+/**
+ * Above this many `ifSubscribed` events (an invite batch: up to 10,000), the subscriptions are read
+ * first and only the events someone subscribes to are built and sent; below it (a join batch) they go
+ * in one INSERT that checks each row, one round trip fewer.
+ */
+const CHECK_FIRST = 64;
+
+/** The (project, type) pairs that enabled webhooks of these projects subscribe to, as `project\ntype`. */
+async function subscriptions(tx: Exec, projectIds: string[]): Promise<Set<string>> {
+  const r = await tx.execute<{ k: string }>(
+    sql`SELECT DISTINCT w.project_id || chr(10) || t.type AS k FROM webhooks w, jsonb_array_elements_text(w.events::jsonb) AS t(type)
+        WHERE w.enabled AND w.project_id = ANY(${sql.param(projectIds)}::text[])`,
+  );
+  return new Set(r.rows.map((x) => x.k));
+}
 
 /** Appends events and emails to the outbox with `tx`, the caller's transaction. */
 export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
   const always = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
-  const ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
+  let ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
+  if (ifSubscribed.length > CHECK_FIRST) {
+    const heard = await subscriptions(tx, [...new Set(ifSubscribed.map((e) => e.projectId))]);
+    always.push(...ifSubscribed.filter((e) => heard.has(`${e.projectId}\n${e.type}`)));
+    ifSubscribed = [];
+  }
   if (always.length) {
     await tx.execute(bulkInsert(s.events, always.map(eventColumns))); // one array per column, not one parameter per cell
     n += always.length;

@@ -38,14 +38,14 @@ function stmts(db: Database.Database): Stmts {
       event: db.prepare(
         'INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (@id, @projectId, @type, @payload, @createdAt, 0)',
       ),
-      // The same row, only when an enabled webhook of the project subscribes to its type: read in the
-      // writing transaction, so a webhook committed before it gets the event, and one after does not.
-      subscribed: db.prepare(
-        `INSERT INTO events (id, project_id, type, payload, created_at, fanned_out)
-         SELECT @id, @projectId, @type, @payload, @createdAt, 0
-         WHERE EXISTS (SELECT 1 FROM webhooks w, json_each(w.events) t
-                       WHERE w.project_id = @projectId AND w.enabled = 1 AND t.value = @type)`,
-      ),
+      // Whether an enabled webhook of the project subscribes to the type: read in the writing
+      // transaction, so a webhook committed before it gets the event, and one after does not.
+      subscribed: db
+        .prepare(
+          `SELECT EXISTS (SELECT 1 FROM webhooks w, json_each(w.events) t
+                          WHERE w.project_id = ? AND w.enabled = 1 AND t.value = ?)`,
+        )
+        .pluck(),
       email: db.prepare(
         `INSERT INTO deliveries (id, project_id, kind, type, recipient, data, status, attempts, next_attempt_at, created_at, updated_at)
          VALUES (@id, @projectId, 'email', @template, @recipient, @data, 'pending', 0, @createdAt, @createdAt, @createdAt)`,
@@ -61,7 +61,19 @@ export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefi
   if (!writes) return false;
   const st = stmts(db);
   let n = 0;
-  for (const e of writes.events ?? []) n += (e.ifSubscribed ? st.subscribed : st.event).run(e).changes;
+  const heard = new Map<string, boolean>(); // per project and type, for this write
+  for (const e of writes.events ?? []) {
+    if (e.ifSubscribed) {
+      const k = `${e.projectId}\n${e.type}`;
+      let yes = heard.get(k);
+      if (yes === undefined) {
+        yes = st.subscribed.get(e.projectId, e.type) === 1;
+        heard.set(k, yes);
+      }
+      if (!yes) continue; // nothing would read it: not written (and its payload never built)
+    }
+    n += st.event.run(e).changes;
+  }
   for (const m of writes.emails ?? []) n += st.email.run(m).changes;
   return n > 0;
 }
