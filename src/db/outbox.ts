@@ -11,8 +11,9 @@
 //    `webhook-id` receivers dedupe on. An entry change's event is made with
 //    `entryEvent(type, projectId, () => toEntry(row), now, feedsNotices)` instead: it is written only
 //    when, in the writing transaction, an enabled webhook of the project subscribes to its type (or
-//    `feedsNotices`), and its payload is built only then (`ifSubscribed`, docs/events.md). Email `data` holds what the template needs (links may carry
-//    tokens: the row keeps them only until the email is sent, then `data` is cleared).
+//    `feedsNotices`), and its payload is built only then (`ifSubscribed`, docs/events.md).
+//    Email `data` holds what the template needs (links may carry tokens: the row keeps them only
+//    until the email is sent, then `data` is cleared).
 // 2. Hand them to the store method that makes the change, and write them in ITS transaction:
 //    - SQLite (synchronous better-sqlite3 transaction):
 //        import { writeOutbox } from './outbox.js';

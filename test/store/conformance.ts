@@ -80,7 +80,6 @@ export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow
   };
 }
 
-/** Runs every Store test against one adapter. */
 /** An account, a project (with `settings`, JSON) and a join key for it, written to `store`. */
 export async function projectWithKeyIn(store: Store, settings = '{}') {
   const u = user();
@@ -92,6 +91,7 @@ export async function projectWithKeyIn(store: Store, settings = '{}') {
   return { u, p, k };
 }
 
+/** Runs every Store test against one adapter. */
 export function storeConformance(adapter: Adapter) {
   describe(`Store conformance: ${adapter.name}`, () => {
     let store: Store;

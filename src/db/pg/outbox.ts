@@ -2,7 +2,7 @@
 // top of src/db/outbox.ts), and the EventStore. Several instances share the outbox: fan-out and claims
 // take rows with FOR UPDATE SKIP LOCKED, and a claim is a lease (next_attempt_at pushed forward), so a
 // dead instance's rows become due again when the lease runs out; `finish` is fenced by the lease value.
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   type ClaimedDelivery,
@@ -39,13 +39,18 @@ const eventColumns = (e: OutboxEvent) => ({ id: e.id, projectId: e.projectId, ty
  */
 const CHECK_FIRST = 64;
 
-/** The (project, type) pairs that enabled webhooks of these projects subscribe to, as `project\ntype`. */
-async function subscriptions(tx: Exec, projectIds: string[]): Promise<Set<string>> {
-  const r = await tx.execute<{ k: string }>(
-    sql`SELECT DISTINCT w.project_id || chr(10) || t.type AS k FROM webhooks w, jsonb_array_elements_text(w.events::jsonb) AS t(type)
-        WHERE w.enabled AND w.project_id = ANY(${sql.param(projectIds)}::text[])`,
+/** Whether an enabled webhook of project `p` subscribes to event type `t` (SQL expressions). */
+const subscribed = (p: SQL, t: SQL) =>
+  sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${p} AND w.enabled AND w.events::jsonb ? ${t})`;
+
+/** The events' (project, type) pairs that some enabled webhook subscribes to, as `project\ntype`. */
+async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<string>> {
+  const pairs = [...new Set(events.map((e) => `${e.projectId}\n${e.type}`))].map((k) => k.split('\n'));
+  const r = await tx.execute<{ p: string; t: string }>(
+    sql`SELECT u.p, u.t FROM unnest(${sql.param(pairs.map((x) => x[0]))}::text[], ${sql.param(pairs.map((x) => x[1]))}::text[]) AS u(p, t)
+        WHERE ${subscribed(sql`u.p`, sql`u.t`)}`,
   );
-  return new Set(r.rows.map((x) => x.k));
+  return new Set(r.rows.map((x) => `${x.p}\n${x.t}`));
 }
 
 /** Appends events and emails to the outbox with `tx`, the caller's transaction. */
@@ -54,7 +59,7 @@ export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined):
   const always = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
   let ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
   if (ifSubscribed.length > CHECK_FIRST) {
-    const heard = await subscriptions(tx, [...new Set(ifSubscribed.map((e) => e.projectId))]);
+    const heard = await subscriptions(tx, ifSubscribed);
     always.push(...ifSubscribed.filter((e) => heard.has(`${e.projectId}\n${e.type}`)));
     ifSubscribed = [];
   }
@@ -68,7 +73,7 @@ export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined):
     const { names, unnest } = unnestOf(s.events, ifSubscribed.map(eventColumns));
     const r = await tx.execute(
       sql`INSERT INTO events (${names}) SELECT u.* FROM unnest(${unnest}) AS u(${names})
-          WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = u.project_id AND w.enabled AND w.events::jsonb ? u.type)`,
+          WHERE ${subscribed(sql`u.project_id`, sql`u.type`)}`,
     );
     n += r.rowCount ?? 0;
   }
