@@ -132,7 +132,9 @@ describe('exact positions under a random mix of operations', () => {
           waiting.slice(7, 14).map((w, i) => [w.id, 8 + i]),
         );
         // A page past the end: no rows, and still the waiting total.
-        const past = ok(await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=7&page=${Math.ceil(waiting.length / 7) + 1}`));
+        const past = ok(
+          await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=7&page=${Math.ceil(waiting.length / 7) + 1}`),
+        );
         expect([past.items.length, past.total]).toEqual([0, waiting.length]);
       }),
       { numRuns: 6 },
