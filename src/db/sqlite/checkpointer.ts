@@ -13,12 +13,20 @@
 // FALLBACK_PAGES (~40 MB of log), reached only if the worker falls far behind. Durability does not
 // depend on checkpoints: a commit is durable once its WAL frames are fsynced, which the committing
 // connection still does (synchronous=FULL).
+//
+// The same worker merges the search index's segments (FTS5 automerge is off: migration 0012): after
+// each checkpoint, one bounded step of FTS_MERGE_PAGES pages, which FTS5 skips while no level holds
+// 4 segments. A step holds the write lock for a few ms; a join batch that meets it is retried on
+// timers (busy.ts). Merged segments are derived data, so its commits are not fsynced (synchronous =
+// NORMAL on this connection: the next FULL commit of the server makes them durable, sync.ts).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 const PACE_MS = 100;
 export const FALLBACK_PAGES = 10_000;
+/** Pages one search-index merge step writes at most (FTS5 'merge'); also used by fts-indexer.ts without a worker. */
+export const FTS_MERGE_PAGES = 50;
 
 // The worker's code: CommonJS, evaluated (no file of its own, so it runs the same from src under the
 // tests and from dist). Slots of the shared array: 0 = commits seen by the main thread, 1 = stop.
@@ -28,6 +36,13 @@ const Database = require(workerData.module);
 const signal = new Int32Array(workerData.signal);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
+db.pragma('synchronous = NORMAL');
+let merge = null;
+try {
+  merge = db.prepare("INSERT INTO entries_fts(entries_fts, rank) VALUES('merge', ${FTS_MERGE_PAGES})");
+} catch {
+  // No search index in this file: checkpoints only.
+}
 for (;;) {
   // Woken by a commit, or once a second (what other writers left in the log; nearly free when idle).
   Atomics.wait(signal, 0, Atomics.load(signal, 0), 1000);
@@ -36,6 +51,11 @@ for (;;) {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // Busy or failing: the next wake tries again, and the server's own fallback checkpoint remains.
+  }
+  try {
+    merge?.run();
+  } catch {
+    // Busy (a join batch is committing): the next wake merges.
   }
   Atomics.wait(pause, 0, 0, ${PACE_MS});
 }
@@ -63,6 +83,11 @@ export class Checkpointer {
       db.pragma('wal_autocheckpoint = 1000');
       console.error(`SQLite checkpoint worker stopped (${err.message}); checkpoints run in commits again`);
     });
+  }
+
+  /** Whether the worker runs (and so merges the search index's segments; else fts-indexer.ts does). */
+  get running(): boolean {
+    return !this.failed;
   }
 
   /** After a commit: wakes the worker (a counter and a futex wake, no message). */

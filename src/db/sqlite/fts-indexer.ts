@@ -12,8 +12,13 @@
 // - Runs are triggered by join commits (after DELAY_MS, so one run covers many batches), at start-up
 //   (entries queued by an earlier process, a bulk load or another process sharing the file) and every
 //   POLL_MS while idle. A locked database just defers the run.
+// - A run only adds a segment: FTS5's automerge is off (migration 0012), because merging inside a run
+//   made about one run in seven take 10-18 ms on the event loop. The checkpoint worker merges in
+//   bounded steps off the loop (checkpointer.ts); without a worker (an in-memory database, or a worker
+//   that could not start) each run ends with one such step itself.
 import type Database from 'better-sqlite3';
 import { fold } from '../fold.js';
+import { FTS_MERGE_PAGES } from './checkpointer.js';
 import { unsynced } from './sync.js';
 
 const RUN_ROWS = 5000;
@@ -37,16 +42,23 @@ export class FtsIndexer {
   private readonly run: (n: number) => number;
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {
+  /** `mergesElsewhere`: whether the checkpoint worker merges the index's segments (checkpointer.ts). */
+  constructor(
+    private readonly db: Database.Database,
+    mergesElsewhere: () => boolean = () => false,
+  ) {
     this.index = db.prepare(
       `INSERT INTO entries_fts(rowid, email, name)
        SELECT s.sk, s.email, s.name FROM entries_search s WHERE s.sk IN (SELECT sk FROM fts_pending ORDER BY sk LIMIT ?)`,
     );
     this.dequeue = db.prepare('DELETE FROM fts_pending WHERE sk IN (SELECT sk FROM fts_pending ORDER BY sk LIMIT ?)');
     this.anyQueued = db.prepare('SELECT EXISTS (SELECT 1 FROM fts_pending)').pluck();
+    const merge = db.prepare(`INSERT INTO entries_fts(entries_fts, rank) VALUES('merge', ${FTS_MERGE_PAGES})`);
     const tx = db.transaction((n: number) => {
       this.index.run(n);
-      return this.dequeue.run(n).changes;
+      const done = this.dequeue.run(n).changes;
+      if (!mergesElsewhere()) merge.run();
+      return done;
     });
     this.run = (n) => tx.immediate(n);
     this.poll = setInterval(() => this.soon(0), POLL_MS).unref();

@@ -135,9 +135,9 @@ class SqliteStore implements Store {
   ) {
     registerSearchMatch(sqlite);
     this.reads = new EntryReads(sqlite);
-    this.fts = new FtsIndexer(sqlite);
     // A file database in WAL mode (not ':memory:'): checkpoints on a worker thread.
     this.checkpointer = sqlite.memory ? undefined : new Checkpointer(file, sqlite);
+    this.fts = new FtsIndexer(sqlite, () => this.checkpointer?.running ?? false);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
