@@ -1,5 +1,6 @@
 // Envelope writing, strict JSON body reading, query parsing, and the one error → response mapping.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
 import type { Issue } from '../contract/types.js';
 import { LIMITS } from '../contract/schemas.js';
@@ -64,10 +65,34 @@ export function isJsonType(req: IncomingMessage): boolean {
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 
+/** How long a connection closed on an unread body keeps draining what the client still sends. */
+const LINGER_MS = 1000;
+
+/**
+ * For a refusal that closes the connection while the client is still sending its body (413, 415): once
+ * the answer is written, the server half-closes and keeps reading and discarding for up to LINGER_MS
+ * before it destroys the socket. Destroying it at once, as Node does after a `Connection: close`
+ * response, closes a socket with unread data: the kernel then sends a reset, which can overtake the
+ * answer, and the client saw the connection drop without its 413 (a flaky test on a busy machine).
+ */
+export function lingerClose(req: IncomingMessage): void {
+  const socket: Socket | null = req.socket;
+  if (!socket || socket.destroyed) return;
+  socket.destroySoon = function (this: Socket) {
+    if (this.writable) this.end();
+    this.resume();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS).unref();
+    this.once('close', () => clearTimeout(timer));
+  };
+}
+
 /** Reads the raw body, refusing with 413 as soon as it passes `limit` bytes (whatever Content-Length says). */
 export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(tooLarge(limit));
+  if (declared > limit) {
+    lingerClose(req);
+    return Promise.reject(tooLarge(limit));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -76,6 +101,7 @@ export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes)
       if (size > limit) {
         cleanup();
         req.resume(); // drain and discard the rest; the response closes the connection
+        lingerClose(req);
         reject(tooLarge(limit));
         return;
       }
