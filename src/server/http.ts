@@ -69,13 +69,13 @@ export function isJsonType(req: IncomingMessage): boolean {
 const LINGER_MS = 1000;
 
 /**
- * For a refusal that closes the connection while the client is still sending its body (413, 415): once
- * the answer is written, the server half-closes and keeps reading and discarding for up to LINGER_MS
+ * For a refusal that closes the connection while the client is still sending its body (every AppError
+ * with `Connection: close`, answered by onError before the body was read: 413, 415): once the answer is written, the server half-closes and keeps reading and discarding for up to LINGER_MS
  * before it destroys the socket. Destroying it at once, as Node does after a `Connection: close`
  * response, closes a socket with unread data: the kernel then sends a reset, which can overtake the
  * answer, and the client saw the connection drop without its 413 (a flaky test on a busy machine).
  */
-export function lingerClose(req: IncomingMessage): void {
+function lingerClose(req: IncomingMessage): void {
   const socket: Socket | null = req.socket;
   if (!socket || socket.destroyed) return;
   socket.destroySoon = function (this: Socket) {
@@ -89,10 +89,7 @@ export function lingerClose(req: IncomingMessage): void {
 /** Reads the raw body, refusing with 413 as soon as it passes `limit` bytes (whatever Content-Length says). */
 export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) {
-    lingerClose(req);
-    return Promise.reject(tooLarge(limit));
-  }
+  if (declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -101,7 +98,6 @@ export function readBody(req: IncomingMessage, limit: number = LIMITS.bodyBytes)
       if (size > limit) {
         cleanup();
         req.resume(); // drain and discard the rest; the response closes the connection
-        lingerClose(req);
         reject(tooLarge(limit));
         return;
       }
@@ -213,7 +209,10 @@ export function onError(err: unknown, req: Req, res: ServerResponse): void {
     res.destroy();
     return;
   }
-  if (err instanceof AppError) return sendError(res, err);
+  if (err instanceof AppError) {
+    if (err.headers?.Connection === 'close' && !req.complete) lingerClose(req);
+    return sendError(res, err);
+  }
   if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
   if (err instanceof DatabaseUnavailableError) {
     logUnavailable(req.id ?? '-', req.method ?? '-', req.path, err.message);

@@ -9,7 +9,7 @@ import { SESSION_COOKIE } from '../contract/wire.js';
 import { AppError } from '../core/errors.js';
 import type { Deps, Req } from './context.js';
 import { isHttps } from './client-ip.js';
-import { hasBody, isJsonType, lingerClose } from './http.js';
+import { hasBody, isJsonType } from './http.js';
 
 let counter = 0;
 const idBase = randomBytes(3).toString('hex');
@@ -58,7 +58,6 @@ export function apiGuard(deps: Deps) {
     // The import route's body is the file itself (CSV or NDJSON); it checks its own content type.
     const upload = req.method === 'POST' && /^\/api\/project\/[^/]+\/import$/.test(req.path);
     if (hasBody(req) && !isJsonType(req) && !upload) {
-      lingerClose(req);
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json', undefined, { Connection: 'close' });
     }
     const cookieHeader = req.headers.cookie;

@@ -38,6 +38,9 @@ const positionAt = (projectId: string | SQL, b: SQL, lo: SQL, k: SQL, o: SQL) =>
   sql`(${below(projectId, b)}
     + (SELECT count(*) FROM entries x WHERE x.project_id = ${projectId} AND x.status = 'waiting' AND x.deleted_at IS NULL
          AND x.k >= ${lo} AND x.k <= ${k} AND (x.k, x.ordinal) < (${k}, ${o})) + 1)`;
+/** The project's waiting total (a scalar subquery): the sum of its position groups. */
+const waitingTotalOf = (projectId: string | SQL) =>
+  sql`(SELECT coalesce(sum(n), 0) FROM position_groups g WHERE g.project_id = ${projectId})`;
 const BULK_ROWS = 16; // more waiting rows than this (a list page of 20+, an export chunk): rank their buckets
 const first = <T>(rows: T[]): T | undefined => rows[0];
 const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
@@ -141,7 +144,7 @@ function statusStatement(db: Db) {
       ...getTableColumns(e),
       position: sql<string | null>`CASE WHEN entries.status = 'waiting'
           THEN ${positionAt(sql`entries.project_id`, bucket, sql`${bucket} * ${BUCKET_SIZE}`, sql`entries.k`, sql`entries.ordinal`)} END`,
-      total: sql<string>`(SELECT coalesce(sum(n), 0) FROM position_groups g WHERE g.project_id = entries.project_id)`,
+      total: sql<string>`${waitingTotalOf(sql`entries.project_id`)}`,
     })
     .from(e)
     .where(and(eq(e.statusTokenHash, sql.placeholder('hash')), isNull(e.deletedAt))!)
@@ -155,7 +158,7 @@ function waitingPageStatement(db: Db) {
   return db
     .select({
       ...getTableColumns(e),
-      total: sql<string>`(SELECT coalesce(sum(n), 0) FROM position_groups g WHERE g.project_id = ${sql.placeholder('projectId')})`,
+      total: sql<string>`${waitingTotalOf(sql`${sql.placeholder('projectId')}`)}`,
     })
     .from(e)
     .where(and(eq(e.projectId, sql.placeholder('projectId')), isNull(e.deletedAt), eq(e.status, 'waiting'))!)
@@ -168,6 +171,9 @@ function waitingPageStatement(db: Db) {
 const counts = (r: EntryRow) => r.referredBy !== null && r.deletedAt === null && r.status !== 'pending';
 
 export class PgLifecycle implements LifecycleStore {
+  private readonly statusStmt: ReturnType<typeof statusStatement>;
+  private readonly waitingPageStmt: ReturnType<typeof waitingPageStatement>;
+
   constructor(
     private readonly db: Db,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
@@ -192,9 +198,6 @@ export class PgLifecycle implements LifecycleStore {
   async entryByStatusToken(hash: string) {
     return this.one(and(eq(s.entries.statusTokenHash, hash), isNull(s.entries.deletedAt))!);
   }
-  private readonly statusStmt: ReturnType<typeof statusStatement>;
-  private readonly waitingPageStmt: ReturnType<typeof waitingPageStatement>;
-
   async statusByToken(hash: string) {
     const found = first(await this.statusStmt.execute({ hash }));
     if (!found) return undefined;
@@ -261,26 +264,24 @@ export class PgLifecycle implements LifecycleStore {
     return out;
   }
 
-  async waitingTotal(projectId: string, conn: Conn = this.db) {
-    const r = await conn.execute<{ n: string }>(sql`SELECT coalesce(sum(n), 0) AS n FROM position_groups WHERE project_id = ${projectId}`);
+  async waitingTotal(projectId: string) {
+    const r = await this.db.execute<{ n: string }>(sql`SELECT ${waitingTotalOf(projectId)} AS n`);
     return Number(r.rows[0]!.n);
   }
 
   async queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow> & { positions?: Map<string, number> }> {
     if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
     const status = q.sort === 'position' ? 'waiting' : q.status;
+    if (status === 'waiting' && !q.search) return this.waitingPage(projectId, page);
     const parts: SQL[] = [live(projectId)];
     if (status) parts.push(eq(s.entries.status, status));
     if (q.search) parts.push(sql`${s.entries.id} IN (${searchIds(projectId, q.search)})`);
     const where = and(...parts)!;
-    if (status === 'waiting' && !q.search) return this.waitingPage(projectId, page);
     const order = q.sort === 'position' ? [asc(s.entries.k), asc(s.entries.ordinal)] : [desc(s.entries.id)];
     return this.db.transaction(
       async (tx) => {
-        const total =
-          status === 'waiting' && !q.search
-            ? await this.waitingTotal(projectId, tx)
-            : (first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0);
+        // The waiting queue without a search took waitingPage above: this is a count of the filter.
+        const total = first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0;
         if (page.offset >= total) return { rows: [], total };
         const rows = await tx
           .select()
@@ -289,8 +290,8 @@ export class PgLifecycle implements LifecycleStore {
           .orderBy(...order)
           .limit(page.limit)
           .offset(page.offset);
-        if (q.sort !== 'position' || q.search) return { rows: rows as EntryRow[], total };
-        return { rows: rows as EntryRow[], total, positions: new Map(rows.map((r, i) => [r.id, page.offset + i + 1])) };
+        // Positions are not the page's order here (a search skips part of the queue): the caller asks.
+        return { rows: rows as EntryRow[], total };
       },
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );

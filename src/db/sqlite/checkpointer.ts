@@ -16,8 +16,8 @@
 //
 // The same worker merges the search index's segments (FTS5 automerge is off: migration 0012): after
 // each checkpoint, one bounded step of FTS_MERGE_PAGES pages, which FTS5 skips while no level holds
-// 4 segments. A step holds the write lock for a few ms; a join batch that meets it is retried on
-// timers (busy.ts). Merged segments are derived data, so its commits are not fsynced (synchronous =
+// 4 segments. A step holds the write lock for a few ms; a server statement that meets it waits that
+// long (the connection's 20 ms busy timeout; a join batch past it is retried on timers, busy.ts). Merged segments are derived data, so its commits are not fsynced (synchronous =
 // NORMAL on this connection: the next FULL commit of the server makes them durable, sync.ts).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
