@@ -13,7 +13,7 @@
 //   (entries queued by an earlier process, a bulk load or another process sharing the file) and every
 //   POLL_MS while idle. A locked database just defers the run.
 // - A run only adds a segment: FTS5's automerge is off (migration 0012), because merging inside a run
-//   made about one run in seven take 10-18 ms on the event loop. The checkpoint worker merges in
+//   made about one run in seven take over 5 ms (mostly 10-18) on the event loop. The checkpoint worker merges in
 //   bounded steps off the loop (checkpointer.ts); without a worker (an in-memory database, or a worker
 //   that could not start) each run ends with one such step itself.
 import type Database from 'better-sqlite3';
