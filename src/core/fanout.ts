@@ -19,13 +19,28 @@ function isSignup(e: EventRow, data: EntryData): boolean {
   return (e.type === 'entry.created' && data.status !== 'pending') || e.type === 'entry.confirmed';
 }
 
+/** Most distinct `events` lists kept parsed; past it the cache starts over. */
+const EVENT_LISTS_KEPT = 1000;
+
 /** The fan-out plan; `withEmail` is false when the server has no SMTP (then no email is created). */
 export function fanOutPlan(withEmail: boolean): FanOutPlan {
+  // A webhook's `events` column (a JSON array) parsed once per distinct text, not once per event and
+  // webhook: the text is the key, so a webhook whose list changes is read afresh.
+  const eventLists = new Map<string, Set<string>>();
+  const subscribed = (h: WebhookRow, type: string) => {
+    let types = eventLists.get(h.events);
+    if (!types) {
+      if (eventLists.size >= EVENT_LISTS_KEPT) eventLists.clear();
+      types = new Set(JSON.parse(h.events) as string[]);
+      eventLists.set(h.events, types);
+    }
+    return types.has(type);
+  };
   return (e: EventRow, hooks: WebhookRow[], project: ProjectRow | undefined): NewDelivery[] => {
     const out: NewDelivery[] = [];
     const base = { projectId: e.projectId, createdAt: e.createdAt, nextAttemptAt: e.createdAt };
     for (const h of hooks) {
-      if (!(JSON.parse(h.events) as string[]).includes(e.type)) continue;
+      if (!subscribed(h, e.type)) continue;
       out.push({
         ...base,
         id: outboxId('dlv'),

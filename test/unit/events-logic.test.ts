@@ -89,6 +89,12 @@ describe('fan-out plan', () => {
     const out = fanOutPlan(false)(created, [hook('wh_a', ['entry.created']), hook('wh_b', ['entry.deleted'])], project({}));
     expect(out.map((d) => [d.kind, d.webhookId, d.eventId])).toEqual([['webhook', 'wh_a', created.id]]);
   });
+  it("reads a webhook's changed event list on the next event (one plan, many events)", () => {
+    const plan = fanOutPlan(false);
+    expect(plan(created, [hook('wh_a', ['entry.deleted'])], project({}))).toEqual([]);
+    expect(plan(created, [hook('wh_a', ['entry.deleted', 'entry.created'])], project({})).map((d) => d.webhookId)).toEqual(['wh_a']);
+    expect(plan(created, [hook('wh_a', ['entry.deleted'])], project({}))).toEqual([]);
+  });
   it('adds one notice per address, or one digest row per address and hour, only with email on', () => {
     const each = project({ notify: 'each', notifyEmails: ['f@x.io', 'g@x.io'] });
     expect(fanOutPlan(false)(created, [], each)).toEqual([]);
