@@ -132,6 +132,18 @@ describe(`outbox on ${DIALECT}`, () => {
     expect((await written(() => deleteEntry(store, quiet.id, e.id))).types).toEqual(['entry.deleted']);
     // Another project's webhook does not count.
     expect((await written(() => joinWaitlist(store, qctx, { email: 'q3@x.io' }))).types).toEqual([]);
+    // One group commit holding a join of each project, in either order: only the join of the project
+    // whose webhook subscribes writes its event (the batch shares its subscription checks per project).
+    const sctx = { ...ctx, project: project('usr_o1', { id: projectId, name: 'O', slug: 'outbox-one' }) };
+    for (const order of [
+      [qctx, sctx],
+      [sctx, qctx],
+    ]) {
+      const both = await written(() =>
+        Promise.all(order.map((c) => joinWaitlist(store, c, { email: `${c.projectId}-${order[0]!.projectId}@x.io` }))),
+      );
+      expect(both.types).toEqual(['entry.created']);
+    }
     // Subscribed to entry.created: written. Disabled again: not.
     await store.events.updateWebhook(quiet.id, hook.id, { events: JSON.stringify(['entry.created']) }, Date.now());
     expect((await written(() => joinWaitlist(store, qctx, { email: 'q4@x.io' }))).types).toEqual(['entry.created']);

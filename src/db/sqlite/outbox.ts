@@ -56,12 +56,16 @@ function stmts(db: Database.Database): Stmts {
   return st;
 }
 
-/** Appends events and emails to the outbox. Synchronous: call it inside the caller's `sqlite.transaction`. */
-export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefined): boolean {
+/**
+ * Appends events and emails to the outbox. Synchronous: call it inside the caller's `sqlite.transaction`.
+ * `heard` caches "an enabled webhook subscribes" per project and type; pass one map per transaction
+ * to share it between the writes of that transaction (a join batch): no other writer can add or
+ * change a webhook while the transaction holds the write lock, so the answer cannot change within it.
+ */
+export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefined, heard = new Map<string, boolean>()): boolean {
   if (!writes) return false;
   const st = stmts(db);
   let n = 0;
-  const heard = new Map<string, boolean>(); // per project and type, for this write
   for (const e of writes.events ?? []) {
     if (e.ifSubscribed) {
       const k = `${e.projectId}\n${e.type}`;

@@ -167,6 +167,7 @@ class SqliteStore implements Store {
       // batch move referrers (always ahead of it), never the count.
       const waiting = new Map<string, number>();
       const boosts = new Map<string, number>(); // referralBoost per project, read in this transaction
+      const heard = new Map<string, boolean>(); // webhook subscriptions per project and type (writeOutbox)
       const out = batch.map(({ row, keyId, outbox, ref }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         row.ordinal = next.get(row.projectId)!;
@@ -192,7 +193,7 @@ class SqliteStore implements Store {
             this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost, referrer?.rowid);
           }
         } else positionAtInsert.set(row, null);
-        if (outbox && writeOutbox(sqlite, outbox(row))) this.wroteOutbox = true;
+        if (outbox && writeOutbox(sqlite, outbox(row), heard)) this.wroteOutbox = true;
         return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
