@@ -1,5 +1,5 @@
 // Small cryptographic helpers. Secrets are random bytes from the OS CSPRNG, encoded base64url.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 // Random bytes are drawn from the OS CSPRNG 4 KiB at a time and handed out once each: a join needs
 // ~60 of them (ids, status token, referral code) and one call per value cost ~6% of the join path.
@@ -26,9 +26,14 @@ export function randomToken(bytes = 32): string {
   return randomPooled(bytes).toString('base64url');
 }
 
+// crypto.hash (Node 20.12+): one call, no Hash object; about 0.6 µs against 1.3–1.8 µs for
+// createHash().update().digest() on the bench machine. A join hashes twice (its key's cache lookup and
+// its status token). Older Node 20 releases (package.json accepts >= 20) keep the Hash object.
+const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
+
 /** Hex SHA-256: what we store for session tokens (high-entropy secrets need no slow hash). */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return oneShot ? oneShot('sha256', value, 'hex') : createHash('sha256').update(value).digest('hex');
 }
 
 /** Constant-time string equality for equal-length secrets. */
