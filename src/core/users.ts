@@ -11,6 +11,8 @@ export const BCRYPT_COST = 10;
 const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', BCRYPT_COST);
 const BAD_LOGIN = 'Invalid email or password';
 
+const PLAIN_DOMAIN = /^(?!.*(?:^|\.)xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*$/i;
+
 /**
  * The form emails are compared by (duplicates, log-in, search): NFC, local part lower-cased, domain in
  * its lower-case Unicode form whether it came as `müller.de` or `xn--mller-kva.de` (contract/email.ts).
@@ -20,6 +22,10 @@ export function normEmail(email: string): string {
   const at = e.lastIndexOf('@');
   if (at < 0) return e.toLowerCase();
   const domain = e.slice(at + 1);
+  // Nearly every domain is plain ASCII letters, digits, dots and hyphens with no punycode label and a
+  // last label starting with a letter (so never read as an IPv4 number): its form is its lower case,
+  // which the two conversions below would also give (test/unit/norm-email.test.ts), at a few µs a join.
+  if (PLAIN_DOMAIN.test(domain)) return `${e.slice(0, at).toLowerCase()}@${domain.toLowerCase()}`;
   const ascii = domainToASCII(domain);
   const unicode = ascii ? domainToUnicode(ascii) : '';
   return `${e.slice(0, at).toLowerCase()}@${(unicode || domain.toLowerCase()).normalize('NFC')}`;
