@@ -70,8 +70,9 @@ const LINGER_MS = 1000;
 
 /**
  * For a refusal that closes the connection while the client is still sending its body (every AppError
- * with `Connection: close`, answered by onError before the body was read: 413, 415): once the answer is written, the server half-closes and keeps reading and discarding for up to LINGER_MS
- * before it destroys the socket. Destroying it at once, as Node does after a `Connection: close`
+ * with `Connection: close`, answered by onError before the body was read: 413, 415): once the answer
+ * is written, the server half-closes and keeps reading and discarding for up to LINGER_MS before it
+ * destroys the socket. Destroying it at once, as Node does after a `Connection: close`
  * response, closes a socket with unread data: the kernel then sends a reset, which can overtake the
  * answer, and the client saw the connection drop without its 413 (a flaky test on a busy machine).
  */

@@ -17,16 +17,19 @@
 // The same worker merges the search index's segments (FTS5 automerge is off: migration 0012): after
 // each checkpoint, one bounded step of FTS_MERGE_PAGES pages, which FTS5 skips while no level holds
 // 4 segments. A step holds the write lock for a few ms; a server statement that meets it waits that
-// long (the connection's 20 ms busy timeout; a join batch past it is retried on timers, busy.ts). Merged segments are derived data, so its commits are not fsynced (synchronous =
-// NORMAL on this connection: the next FULL commit of the server makes them durable, sync.ts).
+// long (the connection's 20 ms busy timeout; a join batch past it is retried on timers, busy.ts).
+// Merged segments are derived data, so its commits are not fsynced (synchronous = NORMAL on this
+// connection: the next FULL commit of the server makes them durable, sync.ts).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 const PACE_MS = 100;
 export const FALLBACK_PAGES = 10_000;
-/** Pages one search-index merge step writes at most (FTS5 'merge'); also used by fts-indexer.ts without a worker. */
-export const FTS_MERGE_PAGES = 50;
+/** Pages one search-index merge step writes at most (FTS5 'merge'). */
+const FTS_MERGE_PAGES = 50;
+/** One bounded merge step of the search index: run by the worker, or by fts-indexer.ts when there is none. */
+export const FTS_MERGE_SQL = `INSERT INTO entries_fts(entries_fts, rank) VALUES('merge', ${FTS_MERGE_PAGES})`;
 
 // The worker's code: CommonJS, evaluated (no file of its own, so it runs the same from src under the
 // tests and from dist). Slots of the shared array: 0 = commits seen by the main thread, 1 = stop.
@@ -39,7 +42,7 @@ const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
 db.pragma('synchronous = NORMAL');
 let merge = null;
 try {
-  merge = db.prepare("INSERT INTO entries_fts(entries_fts, rank) VALUES('merge', ${FTS_MERGE_PAGES})");
+  merge = db.prepare(${JSON.stringify(FTS_MERGE_SQL)});
 } catch {
   // No search index in this file: checkpoints only.
 }

@@ -13,12 +13,12 @@
 //   (entries queued by an earlier process, a bulk load or another process sharing the file) and every
 //   POLL_MS while idle. A locked database just defers the run.
 // - A run only adds a segment: FTS5's automerge is off (migration 0012), because merging inside a run
-//   made about one run in seven take over 5 ms (mostly 10-18) on the event loop. The checkpoint worker merges in
-//   bounded steps off the loop (checkpointer.ts); without a worker (an in-memory database, or a worker
-//   that could not start) each run ends with one such step itself.
+//   made about one run in seven take over 5 ms (mostly 10-18) on the event loop. The checkpoint
+//   worker merges in bounded steps off the loop (checkpointer.ts); without a worker (an in-memory
+//   database, or a worker that could not start) each run ends with one such step itself.
 import type Database from 'better-sqlite3';
 import { fold } from '../fold.js';
-import { FTS_MERGE_PAGES } from './checkpointer.js';
+import { FTS_MERGE_SQL } from './checkpointer.js';
 import { unsynced } from './sync.js';
 
 const RUN_ROWS = 5000;
@@ -53,7 +53,7 @@ export class FtsIndexer {
     );
     this.dequeue = db.prepare('DELETE FROM fts_pending WHERE sk IN (SELECT sk FROM fts_pending ORDER BY sk LIMIT ?)');
     this.anyQueued = db.prepare('SELECT EXISTS (SELECT 1 FROM fts_pending)').pluck();
-    const merge = db.prepare(`INSERT INTO entries_fts(entries_fts, rank) VALUES('merge', ${FTS_MERGE_PAGES})`);
+    const merge = db.prepare(FTS_MERGE_SQL);
     const tx = db.transaction((n: number) => {
       this.index.run(n);
       const done = this.dequeue.run(n).changes;
