@@ -18,6 +18,8 @@ export type EmailTemplate = EmailTemplateName;
 /** Outbox ids: `evt_` (the webhook-id receivers dedupe on), `wh_`, `dlv_` (webhook attempt), `eml_`. */
 export const outboxId = (prefix: 'evt' | 'wh' | 'dlv' | 'eml') => `${prefix}_${ulid()}`;
 
+const newDeliveryId = () => outboxId('dlv');
+
 /** An event row: payload `{type, timestamp, projectId, data}` serialised once (the signed body). */
 export function newEvent(type: EventType | 'ping', projectId: string, data: unknown, now = Date.now()): OutboxEvent {
   return { id: outboxId('evt'), projectId, type, payload: payloadOf(type, projectId, data, now), createdAt: now };
@@ -45,6 +47,7 @@ export function entryEvent(type: EventType, projectId: string, data: () => unkno
     },
     createdAt: now,
     ifSubscribed: true,
+    deliveryId: newDeliveryId,
   };
 }
 

@@ -42,6 +42,12 @@ export interface OutboxEvent {
    * `ping`, or an event that may become a sign-up notice).
    */
   ifSubscribed?: boolean;
+  /**
+   * Makes a delivery id (`dlv_…`). Given with `ifSubscribed` (an event only webhooks read): the SQLite
+   * store then fans the event out in the writing transaction, one delivery per enabled webhook that
+   * subscribes to it, instead of leaving it to the dispatcher's fan-out (docs/events.md).
+   */
+  deliveryId?: () => string;
 }
 
 /** An email to send: template name (confirmation, welcome, invite, notice, digest), recipient, variables. */

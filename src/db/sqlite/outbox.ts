@@ -2,7 +2,7 @@
 // src/db/outbox.ts), and the EventStore the routes and the dispatcher use. One SQLite file is served by
 // one process, so claims need no locking beyond the write transaction; the lease still fences a claim.
 import type Database from 'better-sqlite3';
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import {
   type ClaimedDelivery,
@@ -26,26 +26,36 @@ import { unsynced } from './sync.js';
 
 interface Stmts {
   event: Database.Statement;
-  subscribed: Database.Statement;
+  fannedEvent: Database.Statement;
+  subscribers: Database.Statement;
+  hookDelivery: Database.Statement;
   email: Database.Statement;
 }
 const stmtCache = new WeakMap<Database.Database, Stmts>();
+
+const EVENT_COLUMNS =
+  'INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (@id, @projectId, @type, @payload, @createdAt,';
 
 function stmts(db: Database.Database): Stmts {
   let st = stmtCache.get(db);
   if (!st) {
     st = {
-      event: db.prepare(
-        'INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES (@id, @projectId, @type, @payload, @createdAt, 0)',
-      ),
-      // Whether an enabled webhook of the project subscribes to the type: read in the writing
+      event: db.prepare(`${EVENT_COLUMNS} 0)`),
+      fannedEvent: db.prepare(`${EVENT_COLUMNS} 1)`),
+      // The enabled webhooks of the project that subscribe to the type: read in the writing
       // transaction, so a webhook committed before it gets the event, and one after does not.
-      subscribed: db
+      subscribers: db
         .prepare(
-          `SELECT EXISTS (SELECT 1 FROM webhooks w, json_each(w.events) t
-                          WHERE w.project_id = ? AND w.enabled = 1 AND t.value = ?)`,
+          `SELECT w.id FROM webhooks w
+           WHERE w.project_id = ? AND w.enabled = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) t WHERE t.value = ?)
+           ORDER BY w.id`,
         )
         .pluck(),
+      // The same row the dispatcher's fan-out makes (src/core/fanout.ts): due at once.
+      hookDelivery: db.prepare(
+        `INSERT INTO deliveries (id, project_id, kind, webhook_id, event_id, type, status, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, 'webhook', ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+      ),
       email: db.prepare(
         `INSERT INTO deliveries (id, project_id, kind, type, recipient, data, status, attempts, next_attempt_at, created_at, updated_at)
          VALUES (@id, @projectId, 'email', @template, @recipient, @data, 'pending', 0, @createdAt, @createdAt, @createdAt)`,
@@ -58,25 +68,37 @@ function stmts(db: Database.Database): Stmts {
 
 /**
  * Appends events and emails to the outbox. Synchronous: call it inside the caller's `sqlite.transaction`.
- * `heard` caches "an enabled webhook subscribes" per project and type; pass one map per transaction
- * to share it between the writes of that transaction (a join batch): no other writer can add or
- * change a webhook while the transaction holds the write lock, so the answer cannot change within it.
+ * An `ifSubscribed` event is written only when an enabled webhook of its project subscribes to its type;
+ * with a `deliveryId` maker it is also fanned out right here, one delivery per such webhook (only
+ * webhooks read it, so this is the whole of its fan-out), and the dispatcher's fan-out skips it.
+ * `heard` caches those webhooks per project and type; pass one map per transaction to share it between
+ * the writes of that transaction (a join batch): no other writer can add or change a webhook while the
+ * transaction holds the write lock, so the answer cannot change within it.
  */
-export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefined, heard = new Map<string, boolean>()): boolean {
+export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefined, heard = new Map<string, string[]>()): boolean {
   if (!writes) return false;
   const st = stmts(db);
   let n = 0;
   for (const e of writes.events ?? []) {
-    if (e.ifSubscribed) {
-      const k = `${e.projectId}\n${e.type}`;
-      let yes = heard.get(k);
-      if (yes === undefined) {
-        yes = st.subscribed.get(e.projectId, e.type) === 1;
-        heard.set(k, yes);
-      }
-      if (!yes) continue; // nothing would read it: not written (and its payload never built)
+    if (!e.ifSubscribed) {
+      n += st.event.run(e).changes;
+      continue;
     }
-    n += st.event.run(e).changes;
+    const k = `${e.projectId}\n${e.type}`;
+    let hooks = heard.get(k);
+    if (hooks === undefined) {
+      hooks = st.subscribers.all(e.projectId, e.type) as string[];
+      heard.set(k, hooks);
+    }
+    if (!hooks.length) continue; // nothing would read it: not written (and its payload never built)
+    if (!e.deliveryId) {
+      n += st.event.run(e).changes;
+      continue;
+    }
+    n += st.fannedEvent.run(e).changes;
+    for (const webhookId of hooks) {
+      st.hookDelivery.run(e.deliveryId(), e.projectId, webhookId, e.id, e.type, e.createdAt, e.createdAt, e.createdAt);
+    }
   }
   for (const m of writes.emails ?? []) n += st.email.run(m).changes;
   return n > 0;
@@ -150,7 +172,8 @@ export class SqliteEventStore implements EventStore {
       .get() as DeliveryRow | undefined;
   }
   async listEmails(projectId: string, page: PageArgs) {
-    return this.pagedDeliveries(and(eq(s.deliveries.projectId, projectId), eq(s.deliveries.kind, 'email'))!, page);
+    // `kind = 'email'` spelled out, not bound: it is the condition of the partial index (migration 0013).
+    return this.pagedDeliveries(and(eq(s.deliveries.projectId, projectId), sql`${s.deliveries.kind} = 'email'`)!, page);
   }
   private pagedDeliveries(where: ReturnType<typeof eq>, page: PageArgs): Counted<DeliveryRow> {
     const total = this.db.select({ n: count() }).from(s.deliveries).where(where).get()?.n ?? 0;

@@ -56,8 +56,8 @@ export const deliveries = sqliteTable(
   (t) => [
     index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('deliveries_webhook_idx').on(t.webhookId, t.id),
-    index('deliveries_project_kind_idx').on(t.projectId, t.kind, t.id),
-    index('deliveries_updated_idx').on(t.updatedAt),
+    index('deliveries_email_idx').on(t.projectId, t.id).where(sql`${t.kind} = 'email'`), // migration 0013
+    index('deliveries_done_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
     index('deliveries_event_idx').on(t.eventId),
   ],
 );

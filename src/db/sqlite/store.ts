@@ -167,7 +167,7 @@ class SqliteStore implements Store {
       // batch move referrers (always ahead of it), never the count.
       const waiting = new Map<string, number>();
       const boosts = new Map<string, number>(); // referralBoost per project, read in this transaction
-      const heard = new Map<string, boolean>(); // webhook subscriptions per project and type (writeOutbox)
+      const heard = new Map<string, string[]>(); // subscribed webhooks per project and type (writeOutbox)
       const out = batch.map(({ row, keyId, outbox, ref }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         row.ordinal = next.get(row.projectId)!;
