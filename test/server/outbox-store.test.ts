@@ -250,7 +250,7 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(new Set(rows.map((d) => d.eventId)).size).toBe(2); // one event per join, shared by its deliveries
     const claimed = await Promise.all(rows.slice(0, 2).map((d) => store.events.claimOne('wh_o4a', d.id, Date.now(), 60_000)));
     expect(new Set(claimed.map((c) => JSON.parse(c!.payload!).data.entryId))).toEqual(new Set(joined.map((e) => e.id)));
-    expect(claimed.every((c) => c!.webhook?.id === 'wh_o4a')).toBe(true);
+    expect(claimed.every((c) => c!.webhookId === 'wh_o4a' && c!.webhook?.enabled === true)).toBe(true);
   });
 
   it('writes entry.deleted inside the delete, and queues emails in a transaction', async () => {
