@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { named, namedTransaction } from '../../src/db/pg/named.js';
+import { type Exec, inTransaction, integer, literal, named } from '../../src/db/pg/named.js';
 import { createPgDatabase } from '../helpers/pg.js';
 
 const baseUrl = process.env.TEST_DATABASE_URL;
@@ -50,6 +50,14 @@ describe.skipIf(!baseUrl)('named statements on PostgreSQL', () => {
     }
   });
 
+  // A transaction of named statements on one pooled connection, as the join batch runs its own.
+  const namedTransaction = (p: pg.Pool, fn: (tx: Exec) => Promise<void>) =>
+    inTransaction(p, async (client) => {
+      await client.query('BEGIN');
+      await fn(named(client));
+      await client.query('COMMIT');
+    });
+
   it('commits a transaction when its function resolves, and rolls all of it back when it throws', async () => {
     await namedTransaction(pool, async (tx) => {
       await tx.execute(sql`INSERT INTO named_t (id, n) VALUES (${'t1'}, ${10})`);
@@ -69,6 +77,17 @@ describe.skipIf(!baseUrl)('named statements on PostgreSQL', () => {
       expect((await c.query('SELECT 1 AS one')).rows[0].one).toBe(1);
       c.release();
     }
+  });
+
+  it('inlines values for a simple query of several statements: any string comes back as given, only whole numbers pass', async () => {
+    const tricky = ["o'brien", 'back\\slash', "'); DROP TABLE named_t; --", 'naïve ☃', "\\'", ''];
+    const results = (await pool.query(
+      `BEGIN; ${tricky.map((v, i) => `INSERT INTO named_t (id, n) VALUES (${literal(`lit${i}${v}`)}, ${integer(i)})`).join('; ')};
+       SELECT id, n FROM named_t WHERE id LIKE 'lit%' ORDER BY n; COMMIT`,
+    )) as unknown as pg.QueryResult<{ id: string; n: string }>[];
+    expect(results.at(-2)!.rows.map((r) => r.id)).toEqual(tricky.map((v, i) => `lit${i}${v}`));
+    for (const bad of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) expect(() => integer(bad)).toThrow(TypeError);
+    expect(integer(-3)).toBe('-3');
   });
 
   it('closes a connection that died inside the transaction instead of returning it to the pool', async () => {

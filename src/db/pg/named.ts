@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import pg from 'pg';
 import type * as s from './schema.js';
 
 /** What the join path's helpers need of a connection: drizzle's `execute` (its db and tx have it). */
@@ -47,18 +47,16 @@ export function named(client: pg.ClientBase | pg.Pool): Exec {
 }
 
 /**
- * `fn` in a transaction on one pooled connection, its statements named. Committed when `fn` resolves,
- * rolled back when it throws; a connection that failed (its ROLLBACK failed too) is closed, not reused.
+ * `fn` on one pooled connection, which opens and commits its own transaction (BEGIN and COMMIT may
+ * share a query with other statements: see the join batch, src/db/pg/store.ts). When `fn` throws, the
+ * transaction is rolled back; a connection that failed (its ROLLBACK failed too) is closed, not reused.
  */
-export async function namedTransaction<T>(pool: pg.Pool, fn: (tx: Exec) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
     try {
-      const result = await fn(named(client));
-      await client.query('COMMIT');
-      return result;
+      return await fn(client);
     } catch (err) {
       await client.query('ROLLBACK').catch((e: Error) => {
         broken = e;
@@ -68,6 +66,15 @@ export async function namedTransaction<T>(pool: pg.Pool, fn: (tx: Exec) => Promi
   } finally {
     client.release(broken);
   }
+}
+
+/** A string as an SQL literal, for a simple query (several statements, no parameters). */
+export const literal = (value: string): string => pg.escapeLiteral(value);
+
+/** A whole number as SQL text, for a simple query; anything else throws. */
+export function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`not a whole number: ${value}`);
+  return String(value);
 }
 
 /** drizzle `sql` on the pool with rows as arrays of column values (no row objects, no drizzle mapping). */

@@ -25,9 +25,9 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
-import { insertCrediting, insertResolvingRefs, PgLifecycle, reserveOrdinalsIn } from './lifecycle.js';
+import { insertCrediting, insertResolvingRefs, PgLifecycle } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { arrayRows, namedTransaction, type Exec } from './named.js';
+import { arrayRows, inTransaction, integer, literal, named } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
@@ -333,87 +333,92 @@ class PgStore implements Store {
 
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
-    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Its
-    // statements are named (prepared once per connection, src/db/pg/named.ts).
-    let wrote = false; // whether the committed transaction wrote outbox rows
-    const ids = await namedTransaction(this.pool, async (tx) => {
-      wrote = false;
-      const byProject = new Map<string, PendingJoin[]>();
-      for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
-      for (const projectId of [...byProject.keys()].sort()) {
-        const rows = byProject.get(projectId)!;
-        let next = await reserveOrdinalsIn(tx, projectId, rows.length);
-        for (const p of rows) {
-          p.row.ordinal = next++;
-          p.row.k = p.row.ordinal;
-        }
-      }
-      const rows = batch.map((p) => p.row);
-      // Resolved by every attempt (a batch that failed is retried row by row), so a row carries the
-      // referrer read by the attempt that committed.
-      const refs = batch.some((p) => p.ref !== undefined) ? batch.map((p) => p.ref ?? null) : undefined;
-      for (const p of batch) if (p.ref !== undefined) p.row.referredBy = null;
-      const insert = (returning: SQL) => {
-        const tail = sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING ${returning}`;
-        return refs ? insertResolvingRefs(rows, refs, tail) : bulkInsert(s.entries, rows, tail);
-      };
-      // A batch with referred joins credits their referrers in the same statement (insertCrediting);
-      // their `ref` codes are resolved by that INSERT (insertResolvingRefs), so the batch needs no
-      // lookup before it.
-      const inserted = await tx.execute<{ id: string; referred_by?: string | null }>(
-        refs || rows.some((r) => r.referredBy && r.status === 'waiting')
-          ? insertCrediting(insert(sql`id, project_id, referred_by, status`))
-          : insert(sql`id`),
-      );
-      const ids = new Set(inserted.rows.map((r) => r.id));
-      if (refs) {
-        const referredBy = new Map(inserted.rows.map((r) => [r.id, r.referred_by ?? null]));
-        for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
-      }
-      const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
-      if (writes.length) {
-        wrote = await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
-      }
-      await this.touchKeys(tx, batch);
-      await this.newPositions(tx, [...byProject.values()], ids);
-      return ids;
-    });
-    if (wrote) this.outboxWritten(); // committed: wake the dispatcher (not when no event was wanted)
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Four round
+    // trips: BEGIN with the ordinal reservations, the INSERT, the outbox rows, and the keys' last use
+    // with the new positions and COMMIT. Each round trip waits for the event loop to read its answer,
+    // between the turns that serve requests, so the batch holds the ordinal lock for fewer turns
+    // (docs/performance.md, round twelve). The first and last are simple queries with their values
+    // inlined as escaped literals (several statements in one query); the others are named statements
+    // (src/db/pg/named.ts).
+    const { ids, wrote } = await inTransaction(this.pool, (client) => this.writeJoins(client, batch));
+    // `wrote`: the committed transaction wrote outbox rows: wake the dispatcher (not when no event was wanted).
+    if (wrote) this.outboxWritten();
     return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
   }
 
-  /**
-   * Sets each key's lastUsedAt to its latest join in the batch (inserted or duplicate: the key was used),
-   * as SQLite does, in the batch's transaction (no second commit; the column bumps no catalog version).
-   */
-  private async touchKeys(tx: Exec, batch: PendingJoin[]): Promise<void> {
+  private async writeJoins(client: pg.PoolClient, batch: PendingJoin[]): Promise<{ ids: Set<string>; wrote: boolean }> {
+    const byProject = new Map<string, PendingJoin[]>();
+    for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
+    const projects = [...byProject.keys()].sort(); // rows locked in this order: no deadlock between batches
+    const opened = (await client.query(
+      `BEGIN; INSERT INTO entry_ordinals(project_id, last)
+       VALUES ${projects.map((id) => `(${literal(id)}, ${integer(byProject.get(id)!.length)})`).join(', ')}
+       ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last`,
+    )) as unknown as pg.QueryResult<{ project_id: string; last: string }>[];
+    for (const r of opened[1]!.rows) {
+      const rows = byProject.get(r.project_id)!;
+      let next = Number(r.last) - rows.length + 1;
+      for (const p of rows) {
+        p.row.ordinal = next++;
+        p.row.k = p.row.ordinal;
+      }
+    }
+    const tx = named(client);
+    const rows = batch.map((p) => p.row);
+    // Resolved by every attempt (a batch that failed is retried row by row), so a row carries the
+    // referrer read by the attempt that committed.
+    const refs = batch.some((p) => p.ref !== undefined) ? batch.map((p) => p.ref ?? null) : undefined;
+    for (const p of batch) if (p.ref !== undefined) p.row.referredBy = null;
+    const insert = (returning: SQL) => {
+      const tail = sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING ${returning}`;
+      return refs ? insertResolvingRefs(rows, refs, tail) : bulkInsert(s.entries, rows, tail);
+    };
+    // A batch with referred joins credits their referrers in the same statement (insertCrediting);
+    // their `ref` codes are resolved by that INSERT (insertResolvingRefs), so the batch needs no
+    // lookup before it.
+    const inserted = await tx.execute<{ id: string; referred_by?: string | null }>(
+      refs || rows.some((r) => r.referredBy && r.status === 'waiting')
+        ? insertCrediting(insert(sql`id, project_id, referred_by, status`))
+        : insert(sql`id`),
+    );
+    const ids = new Set(inserted.rows.map((r) => r.id));
+    if (refs) {
+      const referredBy = new Map(inserted.rows.map((r) => [r.id, r.referred_by ?? null]));
+      for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
+    }
+    const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
+    let wrote = false;
+    if (writes.length) {
+      wrote = await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
+    }
+    // Each key's lastUsedAt becomes its latest join in the batch (inserted or duplicate: the key was
+    // used), as SQLite does; the column bumps no catalog version.
     const latest = new Map<string, number>();
     for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
-    await tx.execute(
-      sql`UPDATE api_keys AS k SET last_used_at = u.at
-          FROM unnest(${sql.param([...latest.keys()])}::text[], ${sql.param([...latest.values()])}::bigint[]) AS u(id, at)
-          WHERE k.id = u.id`,
-    );
+    const touch = `UPDATE api_keys AS k SET last_used_at = u.at
+       FROM (VALUES ${[...latest].map(([id, at]) => `(${literal(id)}, ${integer(at)}::bigint)`).join(', ')}) AS u(id, at) WHERE k.id = u.id`;
+    const waiting = [...byProject.values()]
+      .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
+      .filter((group) => group.length > 0);
+    const totals = waiting.length
+      ? `SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups
+         WHERE project_id IN (${waiting.map((g) => literal(g[0]!.row.projectId)).join(', ')}) GROUP BY project_id`
+      : undefined;
+    const closed = (await client.query([touch, totals, 'COMMIT'].filter(Boolean).join('; '))) as unknown as pg.QueryResult[];
+    if (totals) this.newPositions(waiting, closed[1]!.rows as { project_id: string; n: string }[]);
+    return { ids, wrote };
   }
 
   /**
    * The exact positions of the batch's new waiting entries, as of its commit, given to their 201s
-   * through `positionAtInsert` (as the SQLite store does) so they need no position query. The batch holds each project's queue lock (its ordinal
-   * row), and a new entry's k is its ordinal, above every earlier entry's ordinal and so above their k:
-   * the new entries are the last of the waiting queue, in ordinal order, and the i-th of n new ones is
-   * at waiting total − n + i (1-based).
+   * through `positionAtInsert` (as the SQLite store does) so they need no position query. The totals
+   * were read by the batch while it held each project's queue lock (its ordinal row), and a new
+   * entry's k is its ordinal, above every earlier entry's ordinal and so above their k: the new entries
+   * are the last of the waiting queue, in ordinal order, and the i-th of n new ones is at waiting
+   * total − n + i (1-based).
    */
-  private async newPositions(tx: Exec, groups: PendingJoin[][], ids: Set<string>) {
-    const waiting = groups
-      .map((rows) => rows.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
-      .filter((rows) => rows.length > 0);
-    if (!waiting.length) return;
-    const projects = waiting.map((rows) => rows[0]!.row.projectId);
-    const r = await tx.execute<{ project_id: string; n: string }>(
-      sql`SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups WHERE project_id = ANY(${sql.param(projects)}::text[])
-          GROUP BY project_id`,
-    );
-    const totals = new Map(r.rows.map((x) => [x.project_id, Number(x.n)]));
+  private newPositions(waiting: PendingJoin[][], totalRows: { project_id: string; n: string }[]) {
+    const totals = new Map(totalRows.map((x) => [x.project_id, Number(x.n)]));
     for (const rows of waiting) {
       const total = totals.get(rows[0]!.row.projectId) ?? 0;
       rows.sort((a, b) => a.row.ordinal - b.row.ordinal);
