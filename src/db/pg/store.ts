@@ -28,7 +28,7 @@ import { bulkInsert } from './bulk.js';
 import { insertCrediting, insertResolvingRefs, PgLifecycle } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction, integer, literal, named } from './named.js';
-import { PgEventStore, writeOutboxPg } from './outbox.js';
+import { PgEventStore, subscribers, subscriptionsOf, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
@@ -333,9 +333,10 @@ class PgStore implements Store {
 
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
-    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Four round
-    // trips: BEGIN with the ordinal reservations, the INSERT, the outbox rows, and the keys' last use
-    // with the new positions and COMMIT. Each round trip waits for the event loop to read its answer,
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Three round
+    // trips: BEGIN with the ordinal reservations and the projects' webhook subscriptions, the INSERT,
+    // and the keys' last use with the new positions and COMMIT; a fourth for the outbox rows only when
+    // there are some (a webhook subscribes, notices, emails). Each round trip waits for the event loop to read its answer,
     // between the turns that serve requests, so the batch holds the ordinal lock for fewer turns
     // (docs/performance.md, round twelve). The first and last are simple queries with their values
     // inlined as escaped literals (several statements in one query); the others are named statements
@@ -350,12 +351,16 @@ class PgStore implements Store {
     const byProject = new Map<string, PendingJoin[]>();
     for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
     const projects = [...byProject.keys()].sort(); // rows locked in this order: no deadlock between batches
+    // BEGIN, the ordinal reservations, and the webhook subscriptions of the batch's projects (so a
+    // batch whose events no webhook wants sends no outbox statement): one round trip.
     const opened = (await client.query(
       `BEGIN; INSERT INTO entry_ordinals(project_id, last)
        VALUES ${projects.map((id) => `(${literal(id)}, ${integer(byProject.get(id)!.length)})`).join(', ')}
-       ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last`,
-    )) as unknown as pg.QueryResult<{ project_id: string; last: string }>[];
-    for (const r of opened[1]!.rows) {
+       ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last;
+       ${subscriptionsOf(projects)}`,
+    )) as unknown as pg.QueryResult[];
+    const heard = subscribers(opened[2]!.rows as { project_id: string; type: string; id: string }[]);
+    for (const r of opened[1]!.rows as { project_id: string; last: string }[]) {
       const rows = byProject.get(r.project_id)!;
       let next = Number(r.last) - rows.length + 1;
       for (const p of rows) {
@@ -389,7 +394,8 @@ class PgStore implements Store {
     const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
     let wrote = false;
     if (writes.length) {
-      wrote = await writeOutboxPg(tx, { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) });
+      const events = writes.flatMap((w) => w.events ?? []);
+      wrote = await writeOutboxPg(tx, { events, emails: writes.flatMap((w) => w.emails ?? []) }, heard);
     }
     // Each key's lastUsedAt becomes its latest join in the batch (inserted or duplicate: the key was
     // used), as SQLite does; the column bumps no catalog version.
