@@ -209,7 +209,7 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(new Set(evs.map((e) => JSON.parse(e.payload).data.entryId))).toEqual(new Set(later.map((e) => e.id)));
   });
 
-  it("gives a join's event that only webhooks read one delivery per enabled subscribed webhook, in the join's transaction", async () => {
+  it("gives a join's event that only webhooks read one delivery per enabled subscribed webhook; on SQLite in the join's transaction", async () => {
     const p = project('usr_o1', { id: 'prj_outbox4', slug: 'outbox-four' });
     await store.insertProject(p);
     const hook = (id: string, events: string[], enabled = true) =>
@@ -235,8 +235,9 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(wakes).toBeGreaterThan(0);
     const page = { offset: 0, limit: 10 };
     const deliveries = async (h: string) => (await store.events.listDeliveries(h, page)).rows;
-    // Already fanned out in the join batch's transaction: the dispatcher's fan-out finds nothing to do.
-    expect(await store.events.fanOut(1000, plan)).toBe(0);
+    // SQLite: already fanned out at the join's commit, so the dispatcher's fan-out finds nothing to do.
+    // PostgreSQL: the dispatcher's fan-out makes the same rows.
+    expect(await store.events.fanOut(1000, plan)).toBe(DIALECT === 'sqlite' ? 0 : 2);
     expect(await Promise.all(['wh_o4a', 'wh_o4b', 'wh_o4c', 'wh_o4d'].map(async (h) => (await deliveries(h)).length))).toEqual([
       2, 2, 0, 0,
     ]);

@@ -32,9 +32,6 @@ export type PgExecutor = Pick<Db, 'insert' | 'execute' | 'select' | 'update' | '
 /** An event's columns (not `ifSubscribed`, which is how it is written, not what). */
 const eventColumns = (e: OutboxEvent) => ({ id: e.id, projectId: e.projectId, type: e.type, payload: e.payload, createdAt: e.createdAt });
 
-/** A new delivery's columns: pending, never attempted. */
-const deliveryColumns = (d: NewDelivery) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt });
-
 /**
  * Above this many `ifSubscribed` events (an invite batch: up to 10,000), the subscriptions are read
  * first and only the events someone subscribes to are built and sent; below it (a join batch) they go
@@ -56,67 +53,25 @@ async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<strin
   return new Set(r.rows.map((x) => `${x.p}\n${x.t}`));
 }
 
-/** The enabled webhooks of the projects and the types each subscribes to (read it in the writing transaction). */
+/** The enabled webhooks' subscriptions of the projects, one row per project and type (read it in the writing transaction). */
 export const subscriptionsOf = (projectIds: string[]) =>
-  `SELECT DISTINCT w.project_id, t.type, w.id FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type)
-   WHERE w.enabled AND w.project_id IN (${projectIds.map(literal).join(', ')}) ORDER BY w.id`;
-
-/** `subscriptionsOf`'s rows as the webhook ids per `project\ntype`. */
-export function subscribers(rows: { project_id: string; type: string; id: string }[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const r of rows) {
-    const k = `${r.project_id}\n${r.type}`;
-    out.set(k, [...(out.get(k) ?? []), r.id]);
-  }
-  return out;
-}
+  `SELECT DISTINCT w.project_id, t.type FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type)
+   WHERE w.enabled AND w.project_id IN (${projectIds.map(literal).join(', ')})`;
 
 /**
- * Appends events and emails to the outbox with `tx`, the caller's transaction. `heard`: the webhooks
- * subscribed per project and type, already read in this transaction (`subscriptionsOf`). With it, an
- * `ifSubscribed` event nobody subscribes to costs no statement at all, and one with a `deliveryId`
- * maker is written already fanned out, with one delivery per subscribed webhook, in one statement
- * (only webhooks read it: the dispatcher only sends it, as on SQLite).
+ * Appends events and emails to the outbox with `tx`, the caller's transaction. `heard`: the
+ * subscriptions of the events' projects as `project\ntype`, already read in this transaction
+ * (`subscriptionsOf`); then an `ifSubscribed` event nobody subscribes to costs no statement at all.
+ * The events are fanned out by the dispatcher, on its own connection: writing their deliveries in a
+ * join batch instead (as SQLite does) lengthened the batch, which holds its projects' ordinal locks,
+ * and joins with a webhook ran 3-6 % slower (docs/performance.md, round twelve).
  */
-export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined, heard?: Map<string, string[]>): Promise<boolean> {
+export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined, heard?: Set<string>): Promise<boolean> {
   let n = 0;
   const always = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
   let ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
   if (heard) {
-    const fanned: OutboxEvent[] = [];
-    const deliveries: NewDelivery[] = [];
-    for (const e of ifSubscribed) {
-      const hooks = heard.get(`${e.projectId}\n${e.type}`);
-      if (!hooks) continue; // nothing would read it: not written (and its payload never built)
-      if (!e.deliveryId) {
-        always.push(e);
-        continue;
-      }
-      fanned.push(e);
-      for (const webhookId of hooks) {
-        deliveries.push({
-          id: e.deliveryId(),
-          projectId: e.projectId,
-          kind: 'webhook',
-          webhookId,
-          eventId: e.id,
-          type: e.type,
-          recipient: null,
-          data: null,
-          nextAttemptAt: e.createdAt,
-          createdAt: e.createdAt,
-        });
-      }
-    }
-    if (fanned.length) {
-      await tx.execute(
-        sql`WITH ev AS (${bulkInsert(
-          s.events,
-          fanned.map((e) => ({ ...eventColumns(e), fannedOut: true })),
-        )}) ${bulkInsert(s.deliveries, deliveries.map(deliveryColumns))}`,
-      );
-      n += fanned.length;
-    }
+    always.push(...ifSubscribed.filter((e) => heard.has(`${e.projectId}\n${e.type}`)));
     ifSubscribed = [];
   } else if (ifSubscribed.length > CHECK_FIRST) {
     const heard = await subscriptions(tx, ifSubscribed);
@@ -373,7 +328,7 @@ export class PgEventStore implements EventStore {
 
 async function insertDeliveries(tx: PgExecutor, rows: NewDelivery[]) {
   for (let i = 0; i < rows.length; i += 500) {
-    const chunk = rows.slice(i, i + 500).map(deliveryColumns);
+    const chunk = rows.slice(i, i + 500).map((d) => ({ ...d, status: 'pending', attempts: 0, updatedAt: d.createdAt }));
     await tx.execute(bulkInsert(s.deliveries, chunk, sql`ON CONFLICT DO NOTHING`)); // digest rows have fixed ids
   }
 }
