@@ -335,12 +335,12 @@ class PgStore implements Store {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
     // the referral credits of rows that enter the queue as waiting, and their outbox rows. Three round
     // trips: BEGIN with the ordinal reservations and the projects' webhook subscriptions, the INSERT,
-    // and the keys' last use with the new positions and COMMIT; a fourth for the outbox rows only when
-    // there are some (a webhook subscribes, notices, emails). Each round trip waits for the event loop to read its answer,
-    // between the turns that serve requests, so the batch holds the ordinal lock for fewer turns
-    // (docs/performance.md, round twelve). The first and last are simple queries with their values
-    // inlined as escaped literals (several statements in one query); the others are named statements
-    // (src/db/pg/named.ts).
+    // and the keys' last use with the new positions and COMMIT; a fourth for the outbox rows only
+    // when there are some (a webhook subscribes, notices, emails). Each round trip waits for the event
+    // loop to read its answer between the turns that serve requests, so fewer of them hold the
+    // ordinal lock for fewer turns (docs/performance.md, round twelve). The first and last are simple
+    // queries of several statements with their values inlined as escaped literals; the others are
+    // named statements (src/db/pg/named.ts).
     const { ids, wrote } = await inTransaction(this.pool, (client) => this.writeJoins(client, batch));
     // `wrote`: the committed transaction wrote outbox rows: wake the dispatcher (not when no event was wanted).
     if (wrote) this.outboxWritten();
