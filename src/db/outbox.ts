@@ -29,26 +29,21 @@
 // Nothing is sent inside a transaction: the dispatcher (src/core/dispatcher.ts) delivers after commit.
 import type { Counted, PageArgs, ProjectRow } from './store.js';
 
-/** An event to append to the outbox. `payload` is the exact JSON body that is signed and sent. */
-export interface OutboxEvent {
+/**
+ * An event to append to the outbox. `payload` is the exact JSON body that is signed and sent.
+ * `ifSubscribed`: written only if, in the writing transaction, an enabled webhook of the project
+ * subscribes to `type` (else nothing would ever read it: the fan-out would drop it); unset, always
+ * written (a `ping`, or an event that may become a sign-up notice). Only webhooks read such an event,
+ * so the SQLite store fans it out in the writing transaction, one delivery per subscribed webhook, with
+ * ids from `deliveryId` (`dlv_…`), instead of leaving it to the dispatcher's fan-out (docs/events.md).
+ */
+export type OutboxEvent = {
   id: string;
   projectId: string;
   type: string;
   payload: string;
   createdAt: number;
-  /**
-   * Written only if, in the writing transaction, an enabled webhook of the project subscribes to
-   * `type` (else nothing would ever read it: the fan-out would drop it). Unset: always written (a
-   * `ping`, or an event that may become a sign-up notice).
-   */
-  ifSubscribed?: boolean;
-  /**
-   * Makes a delivery id (`dlv_…`). Given with `ifSubscribed` (an event only webhooks read): the SQLite
-   * store then fans the event out in the writing transaction, one delivery per enabled webhook that
-   * subscribes to it, instead of leaving it to the dispatcher's fan-out (docs/events.md).
-   */
-  deliveryId?: () => string;
-}
+} & ({ ifSubscribed?: undefined } | { ifSubscribed: true; deliveryId: () => string });
 
 /** An email to send: template name (confirmation, welcome, invite, notice, digest), recipient, variables. */
 export interface OutboxEmail {

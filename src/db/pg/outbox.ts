@@ -43,20 +43,22 @@ const CHECK_FIRST = 64;
 const subscribed = (p: SQL, t: SQL) =>
   sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${p} AND w.enabled AND w.events::jsonb ? ${t})`;
 
-/** The events' (project, type) pairs that some enabled webhook subscribes to, as `project\ntype`. */
-async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<string>> {
-  const pairs = [...new Set(events.map((e) => `${e.projectId}\n${e.type}`))].map((k) => k.split('\n'));
-  const r = await tx.execute<{ p: string; t: string }>(
-    sql`SELECT u.p, u.t FROM unnest(${sql.param(pairs.map((x) => x[0]))}::text[], ${sql.param(pairs.map((x) => x[1]))}::text[]) AS u(p, t)
-        WHERE ${subscribed(sql`u.p`, sql`u.t`)}`,
-  );
-  return new Set(r.rows.map((x) => `${x.p}\n${x.t}`));
-}
+/** The enabled webhooks' subscriptions, one row per project and type; the projects are picked by what follows. */
+const SUBSCRIPTIONS = `SELECT DISTINCT w.project_id, t.type
+  FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type) WHERE w.enabled AND w.project_id`;
 
-/** The enabled webhooks' subscriptions of the projects, one row per project and type (read it in the writing transaction). */
-export const subscriptionsOf = (projectIds: string[]) =>
-  `SELECT DISTINCT w.project_id, t.type FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type)
-   WHERE w.enabled AND w.project_id IN (${projectIds.map(literal).join(', ')})`;
+/** The subscriptions of the projects, as a statement of a simple query (ids inlined as literals); read it in the writing transaction. */
+export const subscriptionsOf = (projectIds: string[]) => `${SUBSCRIPTIONS} IN (${projectIds.map(literal).join(', ')})`;
+
+/** Subscription rows as the set of `project\ntype` that `writeOutboxPg` takes. */
+export const heardOf = (rows: { project_id: string; type: string }[]) => new Set(rows.map((r) => `${r.project_id}\n${r.type}`));
+
+/** The subscriptions of the events' projects, read with `tx`. */
+async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<string>> {
+  const projectIds = [...new Set(events.map((e) => e.projectId))];
+  const r = await tx.execute<{ project_id: string; type: string }>(sql`${sql.raw(SUBSCRIPTIONS)} = ANY(${sql.param(projectIds)}::text[])`);
+  return heardOf(r.rows);
+}
 
 /**
  * Appends events and emails to the outbox with `tx`, the caller's transaction. `heard`: the
@@ -68,7 +70,7 @@ export const subscriptionsOf = (projectIds: string[]) =>
  */
 export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined, heard?: Set<string>): Promise<boolean> {
   let n = 0;
-  const always = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
+  const always: OutboxEvent[] = writes?.events?.filter((e) => !e.ifSubscribed) ?? [];
   let ifSubscribed = writes?.events?.filter((e) => e.ifSubscribed) ?? [];
   if (heard) {
     always.push(...ifSubscribed.filter((e) => heard.has(`${e.projectId}\n${e.type}`)));

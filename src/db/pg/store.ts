@@ -28,7 +28,7 @@ import { bulkInsert } from './bulk.js';
 import { insertCrediting, insertResolvingRefs, PgLifecycle } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction, integer, literal, named } from './named.js';
-import { PgEventStore, subscriptionsOf, writeOutboxPg } from './outbox.js';
+import { heardOf, PgEventStore, subscriptionsOf, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
@@ -359,7 +359,7 @@ class PgStore implements Store {
        ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last;
        ${subscriptionsOf(projects)}`,
     )) as unknown as pg.QueryResult[];
-    const heard = new Set((opened[2]!.rows as { project_id: string; type: string }[]).map((r) => `${r.project_id}\n${r.type}`));
+    const heard = heardOf(opened[2]!.rows as { project_id: string; type: string }[]);
     for (const r of opened[1]!.rows as { project_id: string; last: string }[]) {
       const rows = byProject.get(r.project_id)!;
       let next = Number(r.last) - rows.length + 1;
@@ -394,8 +394,11 @@ class PgStore implements Store {
     const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
     let wrote = false;
     if (writes.length) {
-      const events = writes.flatMap((w) => w.events ?? []);
-      wrote = await writeOutboxPg(tx, { events, emails: writes.flatMap((w) => w.emails ?? []) }, heard);
+      wrote = await writeOutboxPg(
+        tx,
+        { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) },
+        heard,
+      );
     }
     // Each key's lastUsedAt becomes its latest join in the batch (inserted or duplicate: the key was
     // used), as SQLite does; the column bumps no catalog version.

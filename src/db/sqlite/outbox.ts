@@ -68,9 +68,9 @@ function stmts(db: Database.Database): Stmts {
 
 /**
  * Appends events and emails to the outbox. Synchronous: call it inside the caller's `sqlite.transaction`.
- * An `ifSubscribed` event is written only when an enabled webhook of its project subscribes to its type;
- * with a `deliveryId` maker it is also fanned out right here, one delivery per such webhook (only
- * webhooks read it, so this is the whole of its fan-out), and the dispatcher's fan-out skips it.
+ * An `ifSubscribed` event is written only when an enabled webhook of its project subscribes to its type,
+ * and fanned out right here, one delivery per such webhook (only webhooks read it, so this is the whole
+ * of its fan-out): the dispatcher's fan-out skips it.
  * `heard` caches those webhooks per project and type; pass one map per transaction to share it between
  * the writes of that transaction (a join batch): no other writer can add or change a webhook while the
  * transaction holds the write lock, so the answer cannot change within it.
@@ -91,10 +91,6 @@ export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefi
       heard.set(k, hooks);
     }
     if (!hooks.length) continue; // nothing would read it: not written (and its payload never built)
-    if (!e.deliveryId) {
-      n += st.event.run(e).changes;
-      continue;
-    }
     n += st.fannedEvent.run(e).changes;
     for (const webhookId of hooks) {
       st.hookDelivery.run(e.deliveryId(), e.projectId, webhookId, e.id, e.type, e.createdAt, e.createdAt, e.createdAt);
