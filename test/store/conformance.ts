@@ -520,8 +520,13 @@ export function storeConformance(adapter: Adapter) {
 
       it('lists newest first with an exact total; every page, from either end, and past the end', async () => {
         const { p, k } = await fixture();
+        const other = await fixture(); // its entries sit between and after this project's: never listed
         const rows: EntryRow[] = [];
-        for (let i = 0; i < 23; i++) rows.push(await add(p.id, k.id, { createdAt: T0 + i }));
+        for (let i = 0; i < 23; i++) {
+          rows.push(await add(p.id, k.id, { createdAt: T0 + i }));
+          if (i % 3 === 0) await add(other.p.id, other.k.id, { createdAt: T0 + i });
+        }
+        for (let i = 0; i < 7; i++) await add(other.p.id, other.k.id, { createdAt: T0 + 50 + i });
         await store.softDeleteEntry(p.id, rows[5]!.id, T0 + 100);
         const live = rows.filter((_, i) => i !== 5).reverse();
         const seen: string[] = [];

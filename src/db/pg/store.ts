@@ -443,7 +443,22 @@ class PgStore implements Store {
   async listEntries(projectId: string, page: PageArgs, search?: string): Promise<Counted<EntryRow>> {
     if (search) return this.searchPage(projectId, search, page);
     const where = this.entryFilter(projectId);
-    const newest = () => this.db.select().from(s.entries).where(where).orderBy(desc(s.entries.id)).limit(page.limit).offset(page.offset);
+    // The page's ids from an index-only scan of (project_id, id), then only its rows: ordered by the
+    // primary key instead, the planner walked it newest-first and read and dropped every newer row of
+    // the other projects (10,000 rows of a second project: 2.9 ms instead of 0.5 ms for page 1), and a
+    // deep page read the heap row of every entry it skipped (250 ms instead of 38 ms at 1M).
+    const byIds = (dir: typeof asc, limit: number, offset: number) =>
+      this.db
+        .select()
+        .from(s.entries)
+        .where(
+          inArray(
+            s.entries.id,
+            this.db.select({ id: s.entries.id }).from(s.entries).where(where).orderBy(dir(s.entries.id)).limit(limit).offset(offset),
+          ),
+        )
+        .orderBy(dir(s.entries.id));
+    const newest = () => byIds(desc, page.limit, page.offset);
     // The first page is read from the newest end whatever the total: the count and the rows in parallel.
     if (page.offset === 0) {
       const [total, rows] = await Promise.all([this.liveCount(projectId), newest()]);
@@ -454,7 +469,7 @@ class PgStore implements Store {
     // A deep page walks the (project_id, id) index from whichever end is nearer.
     const fromEnd = total - page.offset - page.limit;
     if (fromEnd >= page.offset || fromEnd < 0) return { rows: await newest(), total };
-    const rows = await this.db.select().from(s.entries).where(where).orderBy(asc(s.entries.id)).limit(page.limit).offset(fromEnd);
+    const rows = await byIds(asc, page.limit, fromEnd);
     return { rows: rows.reverse(), total };
   }
   /**
