@@ -117,15 +117,27 @@ export async function deleteEntry(store: Store, projectId: string, entryId: stri
   return e;
 }
 
-/** Every live entry, newest first, in keyset chunks (arrays, not single rows: a million awaits is a
- * second of an export), so memory stays flat. */
+/**
+ * Every live entry, newest first, in keyset chunks (arrays, not single rows: a million awaits is a
+ * second of an export), so memory stays flat. On PostgreSQL the next chunk is asked for as soon as
+ * one arrives, so the database reads it while this process formats and sends the one before (one
+ * chunk ahead at most). On SQLite a read runs on this thread when it is asked for: asking early would
+ * only hold one more chunk in memory.
+ */
 export async function* iterateEntryChunks(store: Store, projectId: string, search?: string, chunk = 1000) {
-  let before: string | null = null;
+  const read = (before: string | null) => store.entriesBefore(projectId, before, chunk, search);
+  const ahead = store.dialect === 'pg';
+  let next = read(null);
   for (;;) {
-    const rows = await store.entriesBefore(projectId, before, chunk, search);
+    const rows = await next;
+    const more = rows.length === chunk;
+    if (more && ahead) {
+      next = read(rows[rows.length - 1]!.id);
+      next.catch(() => undefined); // awaited above on the next turn; an export stopped early never does
+    }
     if (rows.length) yield rows;
-    if (rows.length < chunk) return;
-    before = rows[rows.length - 1]!.id;
+    if (!more) return;
+    if (!ahead) next = read(rows[rows.length - 1]!.id);
   }
 }
 
