@@ -2,7 +2,22 @@
 import type { ApiKey, Entry, Project, User } from '../contract/types.js';
 import type { EntryRow, KeyRow, ProjectRow, UserRow } from '../db/store.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// The last time turned into text, kept: a join formats the same millisecond several times (the
+// entry's createdAt and updatedAt, its event's timestamp, the response), and joins of one batch
+// mostly share it.
+let lastMs = Number.NaN;
+let lastIso = '';
+/** A time in ms as ISO 8601 text (UTC, `…Z`). */
+export function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+/** A JSON object column ('{}' for most entries: no parse). */
+const jsonObject = (text: string | null | undefined) =>
+  text == null || text === '{}' ? {} : (JSON.parse(text) as Record<string, unknown>);
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export const toUser = (u: UserRow): User => ({
@@ -35,7 +50,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   email: e.email,
   name: e.name,
   source: e.source,
-  metadata: JSON.parse(e.metadata) as Record<string, unknown>,
+  metadata: jsonObject(e.metadata),
   ip: e.ip,
   country: e.country,
   userAgent: e.userAgent,
@@ -49,7 +64,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   confirmedAt: isoOrNull(e.confirmedAt),
   invitedAt: isoOrNull(e.invitedAt),
   acceptedAt: isoOrNull(e.acceptedAt),
-  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
+  fields: jsonObject(e.fields),
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */
