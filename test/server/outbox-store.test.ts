@@ -253,6 +253,18 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(claimed.every((c) => c!.webhookId === 'wh_o4a' && c!.webhook?.enabled === true)).toBe(true);
   });
 
+  it("keeps a join event's payload exact, whatever its text holds (PostgreSQL sends it as an SQL literal)", async () => {
+    const names = ['O\'Brien \\ "Ann"', "back\\slash'' and ''quotes", 'Zoë 🎉 \u0001 $1 ?', "E'\\x41' -- ;"];
+    const metadata = { note: "it's \\'; DROP TABLE events; --", nested: { q: '"\'\\' } };
+    const written = await eventsWritten(
+      () => Promise.all(names.map((name, i) => joinWaitlist(store, ctx, { email: `lit${i}@x.io`, name, metadata }))),
+      ['wh_o1'],
+    );
+    const created = written.filter((e) => e.type === 'entry.created').map((e) => JSON.parse(e.payload).data);
+    expect(created.map((d) => d.name).sort()).toEqual([...names].sort());
+    for (const d of created) expect(d.metadata).toEqual(metadata);
+  });
+
   it('writes entry.deleted inside the delete, and queues emails in a transaction', async () => {
     const e = await joinWaitlist(store, ctx, { email: 'd@x.io' });
     await store.events.fanOut(100, () => []);

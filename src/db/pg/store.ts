@@ -28,7 +28,7 @@ import { bulkInsert } from './bulk.js';
 import { insertCrediting, insertResolvingRefs, PgLifecycle } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction, integer, literal, named } from './named.js';
-import { heardOf, PgEventStore, subscriptionsOf, writeOutboxPg } from './outbox.js';
+import { eventsInsertText, heardOf, PgEventStore, subscriptionsOf, wantedEvents, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
@@ -335,12 +335,12 @@ class PgStore implements Store {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
     // the referral credits of rows that enter the queue as waiting, and their outbox rows. Three round
     // trips: BEGIN with the ordinal reservations and the projects' webhook subscriptions, the INSERT,
-    // and the keys' last use with the new positions and COMMIT; a fourth for the outbox rows only
-    // when there are some (a webhook subscribes, notices, emails). Each round trip waits for the event
-    // loop to read its answer between the turns that serve requests, so fewer of them hold the
-    // ordinal lock for fewer turns (docs/performance.md, round twelve). The first and last are simple
-    // queries of several statements with their values inlined as escaped literals; the others are
-    // named statements (src/db/pg/named.ts).
+    // and the events (when a webhook subscribes, or for notices) with the keys' last use, the new
+    // positions and COMMIT; a fourth for the outbox rows only when the batch queues emails. Each
+    // round trip waits for the event loop to read its answer between the turns that serve requests,
+    // so fewer of them hold the ordinal lock for fewer turns (docs/performance.md, rounds twelve and
+    // thirteen). The first and last are simple queries of several statements with their values
+    // inlined as escaped literals; the others are named statements (src/db/pg/named.ts).
     const { ids, wrote } = await inTransaction(this.pool, (client) => this.writeJoins(client, batch));
     // `wrote`: the committed transaction wrote outbox rows: wake the dispatcher (not when no event was wanted).
     if (wrote) this.outboxWritten();
@@ -392,13 +392,20 @@ class PgStore implements Store {
       for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
     }
     const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
+    const events = writes.flatMap((w) => w.events ?? []);
+    const emails = writes.flatMap((w) => w.emails ?? []);
     let wrote = false;
-    if (writes.length) {
-      wrote = await writeOutboxPg(
-        tx,
-        { events: writes.flatMap((w) => w.events ?? []), emails: writes.flatMap((w) => w.emails ?? []) },
-        heard,
-      );
+    // Events alone (a webhook subscribes, or sign-up notices) go with the closing statements below, as
+    // literals: no round trip of their own. Emails keep their own statement (rare on the join path:
+    // welcome or confirmation emails).
+    let eventsInsert: string | undefined;
+    if (emails.length) wrote = await writeOutboxPg(tx, { events, emails }, heard);
+    else {
+      const wanted = wantedEvents(events, heard);
+      if (wanted.length) {
+        eventsInsert = eventsInsertText(wanted);
+        wrote = true;
+      }
     }
     // Each key's lastUsedAt becomes its latest join in the batch (inserted or duplicate: the key was
     // used), as SQLite does; the column bumps no catalog version.
@@ -413,8 +420,8 @@ class PgStore implements Store {
       ? `SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups
          WHERE project_id IN (${waiting.map((g) => literal(g[0]!.row.projectId)).join(', ')}) GROUP BY project_id`
       : undefined;
-    const closed = (await client.query([touch, totals, 'COMMIT'].filter(Boolean).join('; '))) as unknown as pg.QueryResult[];
-    if (totals) this.newPositions(waiting, closed[1]!.rows as { project_id: string; n: string }[]);
+    const closed = (await client.query([eventsInsert, touch, totals, 'COMMIT'].filter(Boolean).join('; '))) as unknown as pg.QueryResult[];
+    if (totals) this.newPositions(waiting, closed[eventsInsert ? 2 : 1]!.rows as { project_id: string; n: string }[]);
     return { ids, wrote };
   }
 
