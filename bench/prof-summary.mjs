@@ -1,11 +1,16 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): top functions by self time, and the share of broad
 // categories (SQLite calls, JSON, crypto, validation, HTTP, GC/idle). Used for docs/performance.md:
 //   BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/run.mjs --join-only
-//   node bench/prof-summary.mjs /tmp/prof/CPU.*.cpuprofile [--top 25]
+//   node bench/prof-summary.mjs /tmp/prof/CPU.*.cpuprofile [--top 25] [--inclusive REGEX]
+// --inclusive REGEX: also the inclusive time (the frame and everything it called, in seconds) of each
+// function whose label (`name file:line`) matches, e.g. --inclusive 'dist/' for the server's own code.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' }, inclusive: { type: 'string' } },
+});
 const prof = JSON.parse(readFileSync(positionals[0], 'utf8'));
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map();
@@ -63,3 +68,21 @@ for (const [id, t] of self) {
 }
 console.log('\nby category (self time of a frame goes to the nearest categorised frame at or above it):');
 for (const [k, t] of [...catT].sort((a, b) => b[1] - a[1])) console.log(`${pct(t)}  ${k}`);
+
+if (values.inclusive) {
+  // Each sample counts once for every distinct function on its stack (recursion counted once).
+  const re = new RegExp(values.inclusive);
+  const incl = new Map();
+  for (const [id, t] of self) {
+    const seen = new Set();
+    for (let cur = byId.get(id); cur; cur = byId.get(parent.get(cur.id))) {
+      const k = label(cur);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + t);
+    }
+  }
+  console.log(`\ninclusive time, s (functions matching ${re}):`);
+  const rows = [...incl].filter(([k]) => re.test(k)).sort((a, b) => b[1] - a[1]);
+  for (const [k, t] of rows.slice(0, Number(values.top))) console.log(`${(t / 1e6).toFixed(3).padStart(8)}  ${k}`);
+}
