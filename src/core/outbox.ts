@@ -6,7 +6,6 @@ import type { ProjectRow } from '../db/store.js';
 import { pooledPrng } from './crypto.js';
 import { AppError } from './errors.js';
 import { featureSettings } from './settings.js';
-import { iso } from './serialize.js';
 
 const ulid = monotonicFactory(pooledPrng);
 
@@ -27,7 +26,7 @@ export function newEvent(type: EventType | 'ping', projectId: string, data: unkn
 }
 
 const payloadOf = (type: string, projectId: string, data: unknown, now: number) =>
-  JSON.stringify({ type, timestamp: iso(now), projectId, data });
+  JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
 
 /**
  * An event of an entry change that only webhooks read: written only when an enabled webhook of the

@@ -2,22 +2,7 @@
 import type { ApiKey, Entry, Project, User } from '../contract/types.js';
 import type { EntryRow, KeyRow, ProjectRow, UserRow } from '../db/store.js';
 
-// The last time turned into text, kept: a join formats the same millisecond several times (the
-// entry's createdAt and updatedAt, its event's timestamp, the response), and joins of one batch
-// mostly share it.
-let lastMs = Number.NaN;
-let lastIso = '';
-/** A time in ms as ISO 8601 text (UTC, `…Z`). */
-export function iso(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
-}
-/** A JSON object column ('{}' for most entries: no parse). */
-const jsonObject = (text: string | null | undefined) =>
-  text == null || text === '{}' ? {} : (JSON.parse(text) as Record<string, unknown>);
+const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export const toUser = (u: UserRow): User => ({
@@ -50,7 +35,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   email: e.email,
   name: e.name,
   source: e.source,
-  metadata: jsonObject(e.metadata),
+  metadata: JSON.parse(e.metadata) as Record<string, unknown>,
   ip: e.ip,
   country: e.country,
   userAgent: e.userAgent,
@@ -64,7 +49,7 @@ export const toEntry = (e: EntryRow, position: number | null = null): Entry => (
   confirmedAt: isoOrNull(e.confirmedAt),
   invitedAt: isoOrNull(e.invitedAt),
   acceptedAt: isoOrNull(e.acceptedAt),
-  fields: jsonObject(e.fields),
+  fields: JSON.parse(e.fields ?? '{}') as Record<string, unknown>,
 });
 
 /** Adds `deletedAt` to a soft-deleted resource's representation. */

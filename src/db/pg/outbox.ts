@@ -61,21 +61,20 @@ async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<strin
 }
 
 /**
- * Appends events and emails to the outbox with `tx`, the caller's transaction. `heard`: the
- * subscriptions of the events' projects as `project\ntype`, already read in this transaction
- * (`subscriptionsOf`); then an `ifSubscribed` event nobody subscribes to costs no statement at all.
- * The events are fanned out by the dispatcher, on its own connection: writing their deliveries in a
- * join batch instead (as SQLite does) lengthened the batch, which holds its projects' ordinal locks,
- * and joins with a webhook ran 3-6 % slower (docs/performance.md, round twelve). A join batch that
- * queues no email writes its events with `eventsInsertText` instead, in its closing query.
+ * Appends events and emails to the outbox with `tx`, the caller's transaction. The events are fanned
+ * out by the dispatcher, on its own connection: writing their deliveries in a join batch instead (as
+ * SQLite does) lengthened the batch, which holds its projects' ordinal locks, and joins with a webhook
+ * ran 3-6 % slower (docs/performance.md, round twelve). A join batch reads its projects' subscriptions
+ * with its BEGIN (`subscriptionsOf`) and sends its events with its COMMIT (`eventsInsertText`); only
+ * its emails come here.
  */
-export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined, heard?: Set<string>): Promise<boolean> {
+export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
   const events = writes?.events ?? [];
   let always: OutboxEvent[] = events.filter((e) => !e.ifSubscribed);
   let ifSubscribed = events.filter((e) => e.ifSubscribed);
-  if (heard || ifSubscribed.length > CHECK_FIRST) {
-    always = wantedEvents(events, heard ?? (await subscriptions(tx, ifSubscribed)));
+  if (ifSubscribed.length > CHECK_FIRST) {
+    always = wantedEvents(events, await subscriptions(tx, ifSubscribed));
     ifSubscribed = [];
   }
   if (always.length) {
