@@ -6,9 +6,9 @@ import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { newReferralCode, newSecret, secretHash } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
-import { entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
+import { entryEvent, JsonText, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { featureSettings } from './settings.js';
-import { toEntry } from './serialize.js';
+import { entryJson, toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
 
@@ -65,7 +65,16 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const outbox = (inserted: EntryRow): OutboxWrites => {
     // A pending entry is no sign-up yet (its notice follows entry.confirmed).
     const writes: OutboxWrites = {
-      events: [entryEvent('entry.created', inserted.projectId, () => toEntry(inserted), now, !confirmToken && sendsNotices(ctx.project))],
+      // The entry's JSON written straight from the row (entryJson), not through toEntry's object.
+      events: [
+        entryEvent(
+          'entry.created',
+          inserted.projectId,
+          () => new JsonText(entryJson(inserted)),
+          now,
+          !confirmToken && sendsNotices(ctx.project),
+        ),
+      ],
     };
     if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
       writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];

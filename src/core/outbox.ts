@@ -25,8 +25,16 @@ export function newEvent(type: EventType | 'ping', projectId: string, data: unkn
   return { id: outboxId('evt'), projectId, type, payload: payloadOf(type, projectId, data, now), createdAt: now };
 }
 
+/** An event's `data` already serialised (e.g. entryJson): spliced into the payload as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** JSON.stringify({ type, timestamp, projectId, data }), with `data` given as JsonText spliced in. */
 const payloadOf = (type: string, projectId: string, data: unknown, now: number) =>
-  JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
+  data instanceof JsonText
+    ? `{"type":${JSON.stringify(type)},"timestamp":"${new Date(now).toISOString()}","projectId":${JSON.stringify(projectId)},"data":${data.text}}`
+    : JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
 
 /**
  * An event of an entry change that only webhooks read: written only when an enabled webhook of the

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { stringify } from 'csv-stringify/sync';
 import type { ExportFormat } from '../contract/schemas.js';
 import type { ExportRow } from '../core/lifecycle.js';
+import { entryJson, iso } from '../core/serialize.js';
 
 /**
  * The management API's entry fields in the contract's order, except the custom `fields` map: the
@@ -71,49 +72,6 @@ export function entryCsv(e: ExportRow, fieldKeys: readonly string[]): string {
     for (const k of fieldKeys) line += `,${q(csvCell(Object.hasOwn(answers, k) ? answers[k] : null))}`;
   }
   return `${line}\n`;
-}
-
-// JSON.stringify of a string, without calling it for the common case: no quote, backslash, control
-// character or surrogate (the characters it escapes; any surrogate, paired or not, takes the slow path).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON.stringify escapes
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const str = (v: string | null) => (v === null ? 'null' : PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
-
-// Date#toISOString for epoch ms, with the date part cached per day: exports call it twice a row.
-let cachedDay = NaN;
-let cachedDate = '';
-const pad = (n: number, w: number) => String(n).padStart(w, '0');
-export function iso(ms: number): string {
-  if (!(ms >= 0 && ms < 253_402_300_800_000) || !Number.isInteger(ms)) return new Date(ms).toISOString();
-  const day = Math.floor(ms / 86_400_000);
-  if (day !== cachedDay) {
-    cachedDay = day;
-    cachedDate = new Date(day * 86_400_000).toISOString().slice(0, 11);
-  }
-  let r = ms - day * 86_400_000;
-  const h = Math.floor(r / 3_600_000);
-  r -= h * 3_600_000;
-  const m = Math.floor(r / 60_000);
-  r -= m * 60_000;
-  const sec = Math.floor(r / 1000);
-  return `${cachedDate}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(r - sec * 1000, 3)}Z`;
-}
-
-/**
- * JSON.stringify(toEntry(row)) without the round trip through objects: `metadata` is stored as the
- * JSON.stringify output of a validated object, so it is spliced in as it is. About 2x faster, which is
- * a second per million rows.
- */
-const isoOrNull = (ms: number | null) => (ms === null ? 'null' : `"${iso(ms)}"`);
-export function entryJson(e: ExportRow): string {
-  return (
-    `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},` +
-    `"metadata":${e.metadata},"ip":${str(e.ip)},"country":${str(e.country)},"userAgent":${str(e.userAgent)},` +
-    `"createdAt":"${iso(e.createdAt)}","updatedAt":"${iso(e.updatedAt)}","status":"${e.status}",` +
-    `"position":${e.status === 'waiting' ? (e.position ?? null) : null},"referralCode":${str(e.referralCode)},` +
-    `"referredBy":${str(e.referredBy)},"referrals":${e.referrals},"confirmedAt":${isoOrNull(e.confirmedAt)},` +
-    `"invitedAt":${isoOrNull(e.invitedAt)},"acceptedAt":${isoOrNull(e.acceptedAt)},"fields":${e.fields ?? '{}'}}`
-  );
 }
 
 function formatter(format: ExportFormat, fieldKeys: readonly string[]) {

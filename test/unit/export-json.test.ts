@@ -1,12 +1,14 @@
-// The export's hand-written entry JSON must equal JSON.stringify(toEntry(row)) byte for byte.
+// The hand-written entry JSON (exports, entry.created payloads) must equal JSON.stringify(toEntry(row))
+// byte for byte.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toEntry } from '../../src/core/serialize.js';
+import { entryJson, iso, toEntry } from '../../src/core/serialize.js';
+import { JsonText, newEvent } from '../../src/core/outbox.js';
 import type { EntryRow } from '../../src/db/store.js';
 import { stringify } from 'csv-stringify/sync';
-import { csvCell, ENTRY_COLUMNS, entryCsv, entryJson, iso, streamExport } from '../../src/server/export.js';
+import { csvCell, ENTRY_COLUMNS, entryCsv, streamExport } from '../../src/server/export.js';
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
 const row = fc.record({
@@ -48,6 +50,21 @@ describe('entryJson', () => {
         expect(entryJson(r)).toBe(JSON.stringify(toEntry(r, r.position)));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('an event payload with its entry as JsonText', () => {
+  it('equals the payload built from toEntry (a join row: custom field answers, no position)', () => {
+    const joined = fc.tuple(row, fc.dictionary(text, fc.jsonValue({ maxDepth: 2 })), text, fc.integer({ min: 0, max: 4_102_444_800_000 }));
+    fc.assert(
+      fc.property(joined, ([r, answers, projectId, now]) => {
+        const { position: _, ...entry } = { ...r, fields: JSON.stringify(answers) };
+        const spliced = newEvent('entry.created', projectId, new JsonText(entryJson(entry)), now).payload;
+        expect(spliced).toBe(newEvent('entry.created', projectId, toEntry(entry), now).payload);
+        expect(JSON.parse(spliced).data.fields).toEqual(JSON.parse(JSON.stringify(answers)));
+      }),
+      { numRuns: 300 },
     );
   });
 });
