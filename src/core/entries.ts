@@ -6,9 +6,8 @@ import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { newReferralCode, newSecret, secretHash } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
-import { entryEvent, JsonText, newEmail, sendsNotices, type EmailVars } from './outbox.js';
+import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { featureSettings } from './settings.js';
-import { entryJson, toEntry } from './serialize.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
 
@@ -65,16 +64,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const outbox = (inserted: EntryRow): OutboxWrites => {
     // A pending entry is no sign-up yet (its notice follows entry.confirmed).
     const writes: OutboxWrites = {
-      // The entry's JSON written straight from the row (entryJson), not through toEntry's object.
-      events: [
-        entryEvent(
-          'entry.created',
-          inserted.projectId,
-          () => new JsonText(entryJson(inserted)),
-          now,
-          !confirmToken && sendsNotices(ctx.project),
-        ),
-      ],
+      events: [entryEvent('entry.created', inserted.projectId, entryData(inserted), now, !confirmToken && sendsNotices(ctx.project))],
     };
     if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
       writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];
@@ -120,7 +110,7 @@ export async function deleteEntry(store: Store, projectId: string, entryId: stri
   // entry.deleted is written in the same transaction.
   const now = Date.now();
   const e = await store.lifecycle.softDelete(projectId, entryId, now, 0, (deleted) => ({
-    events: [entryEvent('entry.deleted', projectId, () => toEntry(deleted), now)],
+    events: [entryEvent('entry.deleted', projectId, entryData(deleted), now)],
   }));
   if (!e) throw notFound('Entry');
   return e;

@@ -4,8 +4,7 @@ import type { InviteBody, InviteCheck, InvitePreview, InviteResult, RedeemResult
 import type { EntryRow, ProjectRow, Store } from '../db/store.js';
 import { AppError, notFound } from './errors.js';
 import { newSecret, secretHash } from './lifecycle.js';
-import { entryEvent, newEmail } from './outbox.js';
-import { toEntry } from './serialize.js';
+import { entryData, entryEvent, newEmail } from './outbox.js';
 import { featureSettings } from './settings.js';
 
 const DAY_MS = 86_400_000;
@@ -30,7 +29,7 @@ export async function inviteEntries(
   // entry.invited events (and invite emails, with SMTP) are written in the batch's transaction.
   const template = featureSettings(project).inviteUrl;
   const outbox = (rows: EntryRow[]) => ({
-    events: rows.map((e) => entryEvent('entry.invited', project.id, () => toEntry(e), now)),
+    events: rows.map((e) => entryEvent('entry.invited', project.id, entryData(e), now)),
     emails: mail?.smtp
       ? rows.map((e) => {
           const code = codes.get(e.id)!;
@@ -87,7 +86,7 @@ export async function redeemInvite(store: Store, project: ProjectRow, code: stri
   const now = Date.now();
   // entry.accepted is written in the redeem's transaction.
   const r = await store.lifecycle.redeem(project.id, secretHash(code), now, (e) => ({
-    events: [entryEvent('entry.accepted', project.id, () => toEntry(e), now)],
+    events: [entryEvent('entry.accepted', project.id, entryData(e), now)],
   }));
   if (r.result === 'unknown') throw unknownInvite();
   if (r.result === 'used') throw new AppError('invite_used', 'This invite code was already used');

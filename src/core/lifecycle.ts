@@ -7,7 +7,7 @@ import type { QueueQuery } from '../db/lifecycle.js';
 import type { EntryRow, ExportedEntry, PageArgs, ProjectRow, Store } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
-import { entryEvent, newEmail, sendsNotices } from './outbox.js';
+import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
 import { toEntry } from './serialize.js';
 import { featureSettings } from './settings.js';
 
@@ -196,7 +196,7 @@ export async function confirmEntry(store: Store, project: ProjectRow, token: str
   // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md).
   const welcome = featureSettings(project).welcomeEmail;
   const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
-    events: [entryEvent('entry.confirmed', project.id, () => toEntry(after), now, sendsNotices(project))],
+    events: [entryEvent('entry.confirmed', project.id, entryData(after), now, sendsNotices(project))],
     ...(welcome ? { emails: [newEmail(project.id, 'welcome', after.email, { email: after.email, name: after.name }, now)] } : {}),
   }));
   if (!row) throw tokenNotFound();

@@ -2,9 +2,10 @@
 // writes them inside its own transaction is explained at the top of src/db/outbox.ts.
 import { monotonicFactory } from 'ulidx';
 import type { OutboxEmail, OutboxEvent } from '../db/outbox.js';
-import type { ProjectRow } from '../db/store.js';
+import type { EntryRow, ProjectRow } from '../db/store.js';
 import { pooledPrng } from './crypto.js';
 import { AppError } from './errors.js';
+import { entryJson } from './serialize.js';
 import { featureSettings } from './settings.js';
 
 const ulid = monotonicFactory(pooledPrng);
@@ -35,6 +36,12 @@ const payloadOf = (type: string, projectId: string, data: unknown, now: number) 
   data instanceof JsonText
     ? `{"type":${JSON.stringify(type)},"timestamp":"${new Date(now).toISOString()}","projectId":${JSON.stringify(projectId)},"data":${data.text}}`
     : JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
+
+/**
+ * An entry event's `data`: the entry as the management API shows it (position null), written straight
+ * from the row (entryJson, the same bytes as JSON.stringify(toEntry(row))) and only when called.
+ */
+export const entryData = (row: EntryRow) => () => new JsonText(entryJson(row));
 
 /**
  * An event of an entry change that only webhooks read: written only when an enabled webhook of the

@@ -9,7 +9,7 @@
 //      const mail = newEmail(projectId, 'confirmation', 'a@b.c', { confirmUrl, leaveUrl }); // OutboxEmail
 //    `newEvent` builds the payload `{type, timestamp, projectId, data}` once; its id (`evt_…`) is the
 //    `webhook-id` receivers dedupe on. An entry change's event is made with
-//    `entryEvent(type, projectId, () => toEntry(row), now, feedsNotices)` instead: it is written only
+//    `entryEvent(type, projectId, entryData(row), now, feedsNotices)` instead: it is written only
 //    when, in the writing transaction, an enabled webhook of the project subscribes to its type (or
 //    `feedsNotices`), and its payload is built only then (`ifSubscribed`, docs/events.md).
 //    Email `data` holds what the template needs (links may carry tokens: the row keeps them only

@@ -79,6 +79,9 @@ describe(`webhooks on ${DIALECT}`, () => {
     expect(got.type).toBe('entry.created');
     expect(got.body).toMatchObject({ type: 'entry.created', projectId: p.projectId, data: { entryId: j.entryId, email, name: 'Hook' } });
     expect(got.body.timestamp).toMatch(ISO_RE);
+    // The payload's entry is the management API's, field for field (its position is not in events).
+    const shown = ok(await c.get(`/api/project/${p.projectId}/waitlist/${j.entryId}`));
+    expect(got.body.data).toEqual({ ...shown, position: null });
     expect(got.id).toMatch(/^evt_/);
     expect(got.headers['webhook-signature']).toMatch(/^v1,/);
     expect(rx.attempts.get(got.id)).toBe(2);
