@@ -1,0 +1,155 @@
+// Two builds side by side: this checkout's server and another checkout's (`--base DIR`, e.g. a git
+// worktree of the commit before a change, built with `npm run build`), each on a fresh SQLite file,
+// loaded with wrk in alternation (the order flips every round) and compared by the median of their
+// runs. On a machine whose speed moves by a third within minutes (docs/performance.md, round
+// fourteen), a few per cent between two builds shows here and not in two separate `npm run bench` runs.
+//
+//   git worktree add ../base HEAD~1 && (cd ../base && npm ci && npm run build)
+//   node bench/ab.mjs --base ../base                 # plain joins
+//   node bench/ab.mjs --base ../base --webhook       # each server with a webhook to a 10 s receiver
+//   node bench/ab.mjs --base ../base --rounds 8 --seconds 6
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hasWrk, loaders, wrkJoins } from './load.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    webhook: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '6' },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const SECONDS = Number(args.seconds);
+const roots = [resolve(args.base ?? ''), resolve(import.meta.dirname, '..')];
+if (!args.base || !Number.isInteger(ROUNDS) || ROUNDS < 1 || !Number.isInteger(SECONDS) || SECONDS < 1) {
+  console.error('usage: node bench/ab.mjs --base DIR [--webhook] [--rounds N] [--seconds S]');
+  process.exit(2);
+}
+for (const root of roots) {
+  if (!existsSync(join(root, 'dist/cli/main.js'))) {
+    console.error(`${root} has no dist/: run \`npm run build\` there first`);
+    process.exit(1);
+  }
+}
+if (!hasWrk) {
+  console.error('bench/ab.mjs needs wrk (sudo apt-get install -y wrk)');
+  process.exit(1);
+}
+
+const OWNER = { email: 'bench@example.com', password: 'bench password 1' };
+const SLUG = 'bench-ab';
+const dirs = [];
+const children = new Set();
+
+/** A receiver that answers every delivery after 10 s (a slow endpoint: deliveries pile up). */
+function slowReceiver() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => setTimeout(() => res.writeHead(200).end('ok'), 10_000).unref());
+  });
+  return new Promise((ok) =>
+    server.listen(0, '127.0.0.1', () =>
+      ok({ server, url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook` }),
+    ),
+  );
+}
+
+/** The server of checkout `root` on a fresh SQLite file; resolves with its URL once it listens. */
+function serve(root) {
+  const dir = mkdtempSync(join(tmpdir(), 'waitlist-ab-'));
+  dirs.push(dir);
+  const argv = [
+    join(root, 'bin/waitlist.js'),
+    'serve',
+    '--port',
+    '0',
+    '--no-rate-limit',
+    '--allow-private-webhooks',
+    '--db',
+    join(dir, 'ab.db'),
+  ];
+  const child = spawn('node', argv, {
+    env: { ...process.env, WAITLIST_RATE_LIMIT: 'off', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  return new Promise((ok, fail) => {
+    const onData = (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) ok({ url: m[1], child });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => fail(new Error(`${root}: the server exited with ${code}:\n${out}`)));
+  });
+}
+
+async function api(base, method, path, body, cookie) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  if (cookie) headers.cookie = cookie;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  const setCookie = r.headers.get('set-cookie');
+  return { status: r.status, json: text ? JSON.parse(text) : undefined, cookie: setCookie ? setCookie.split(';')[0] : cookie };
+}
+
+/** A user, a project with a key, and (with --webhook) a webhook to `hookUrl`. */
+async function setUp(url, hookUrl) {
+  const { cookie } = await api(url, 'POST', '/api/auth/signup', OWNER);
+  const p = await api(url, 'POST', '/api/project', { name: SLUG, slug: SLUG }, cookie);
+  if (p.status !== 201) throw new Error(`project create failed: ${p.status} ${JSON.stringify(p.json)}`);
+  const projectId = p.json.data.projectId;
+  const key = (await api(url, 'POST', `/api/project/${projectId}/apikey`, { name: 'ab' }, cookie)).json.data.key;
+  if (hookUrl) {
+    const h = await api(url, 'POST', `/api/project/${projectId}/webhooks`, { url: hookUrl }, cookie);
+    if (h.status !== 201) throw new Error(`webhook create failed: ${h.status} ${JSON.stringify(h.json)}`);
+  }
+  return key;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString('en');
+
+let receiver;
+try {
+  receiver = args.webhook ? await slowReceiver() : undefined;
+  const cases = [];
+  for (const [i, root] of roots.entries()) {
+    const srv = await serve(root);
+    const key = await setUp(srv.url, receiver?.url);
+    cases.push({ name: i === 0 ? 'base' : 'this', root, url: srv.url, key, runs: /** @type {number[]} */ ([]) });
+  }
+  const path = `/v1/waitlist/${SLUG}/join`;
+  for (const c of cases) await wrkJoins(c.url, path, c.key, { seconds: 3, run: `abw-${c.name}` });
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const c of i % 2 ? [...cases].reverse() : cases)
+      c.runs.push((await wrkJoins(c.url, path, c.key, { seconds: SECONDS, run: `ab${i}-${c.name}` })).rps);
+    process.stderr.write(`· round ${i + 1}: base ${fmt(cases[0].runs[i])}/s, this ${fmt(cases[1].runs[i])}/s\n`);
+  }
+  const [base, mine] = cases.map((c) => median(c.runs));
+  console.log(
+    `joins/s${args.webhook ? ' with a webhook to a 10 s receiver' : ''}, median of ${ROUNDS} runs of ${SECONDS} s (wrk -t1 -c64), alternating:`,
+  );
+  for (const c of cases)
+    console.log(`  ${c.name.padEnd(4)} ${fmt(median(c.runs)).padStart(7)}  (${c.runs.map(fmt).join(', ')})  ${c.root}`);
+  console.log(`  this / base: ${((mine / base) * 100).toFixed(1)} %`);
+} finally {
+  for (const l of loaders) l.kill('SIGKILL');
+  for (const c of children) c.kill('SIGTERM');
+  receiver?.server.closeAllConnections();
+  receiver?.server.close();
+  await Promise.all(
+    [...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+  );
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
