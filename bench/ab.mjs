@@ -14,6 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { api } from './http.mjs';
 import { hasWrk, loaders, wrkJoins } from './load.mjs';
 
 const { values: args } = parseArgs({
@@ -90,17 +91,6 @@ function serve(root) {
     child.stderr.on('data', onData);
     child.on('exit', (code) => fail(new Error(`${root}: the server exited with ${code}:\n${out}`)));
   });
-}
-
-async function api(base, method, path, body, cookie) {
-  /** @type {Record<string, string>} */
-  const headers = {};
-  if (cookie) headers.cookie = cookie;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  const setCookie = r.headers.get('set-cookie');
-  return { status: r.status, json: text ? JSON.parse(text) : undefined, cookie: setCookie ? setCookie.split(';')[0] : cookie };
 }
 
 /** A user, a project with a key, and (with --webhook) a webhook to `hookUrl`. */

@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { COLUMNS, entries, indexQueued } from './seed.mjs';
 import { autocannonJoins, cpuMs, hasWrk, wrkJoins } from './load.mjs';
+import { api } from './http.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
@@ -361,16 +362,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       await done;
       children.delete(child);
     },
-    async api(base, method, path, body, cookie) {
-      /** @type {Record<string, string>} */
-      const headers = {};
-      if (cookie) headers.cookie = cookie;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await r.text();
-      const sc = r.headers.get('set-cookie');
-      return { status: r.status, json: text ? JSON.parse(text) : undefined, cookie: sc ? sc.split(';')[0] : cookie };
-    },
+    api,
     async setUp(base, slug) {
       const s = await h.api(base, 'POST', '/api/auth/signup', { email: 'bench@example.com', password: 'bench password 1' });
       const p = await h.api(base, 'POST', '/api/project', { name: slug, slug }, s.cookie);

@@ -17,6 +17,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
+import { api } from './http.mjs';
 import { cpuMs, hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -113,17 +114,6 @@ async function freshDb(name) {
 }
 
 // ---------- HTTP ----------
-async function api(base, method, path, body, cookie) {
-  /** @type {Record<string, string>} */
-  const headers = {};
-  if (cookie) headers.cookie = cookie;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  const setCookie = r.headers.get('set-cookie');
-  return { status: r.status, json: text ? JSON.parse(text) : undefined, cookie: setCookie ? setCookie.split(';')[0] : cookie };
-}
-
 const OWNER = { email: 'bench@example.com', password: 'bench password 1' };
 async function login(base) {
   const r = await api(base, 'POST', '/api/auth/login', OWNER);

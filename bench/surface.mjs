@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { autocannonJoins } from './load.mjs';
+import { api } from './http.mjs';
 
 /** Writes an import file of `n` rows shaped like a hosted tool's export (dates in order, a few columns). */
 async function writeCsv(file, n) {
@@ -202,16 +203,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       h.dropDb = db;
       return { url: u.toString() };
     },
-    api: async (base, method, path, body, cookie) => {
-      /** @type {Record<string, string>} */
-      const headers = {};
-      if (cookie) headers.cookie = cookie;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await r.text();
-      const set = r.headers.get('set-cookie');
-      return { status: r.status, json: text ? JSON.parse(text) : undefined, cookie: set ? set.split(';')[0] : cookie };
-    },
+    api,
   };
   h.setUp = async (base, slug) => {
     const s = await h.api(base, 'POST', '/api/auth/signup', { email: 'bench@example.com', password: 'bench password 1' });
