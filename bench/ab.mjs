@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { api } from './http.mjs';
+import { api, OWNER } from './http.mjs';
 import { hasWrk, loaders, wrkJoins } from './load.mjs';
 
 const { values: args } = parseArgs({
@@ -43,7 +43,6 @@ if (!hasWrk) {
   process.exit(1);
 }
 
-const OWNER = { email: 'bench@example.com', password: 'bench password 1' };
 const SLUG = 'bench-ab';
 const dirs = [];
 const children = new Set();

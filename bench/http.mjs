@@ -1,5 +1,8 @@
 // The benches' HTTP client for the management API: JSON in and out, and the session cookie carried.
 
+/** The account every bench signs up on its fresh server, and logs in with. */
+export const OWNER = { email: 'bench@example.com', password: 'bench password 1' };
+
 /**
  * `method path` on the server at `base`, with `body` as JSON and `cookie` as the session; answers the
  * status, the parsed body and the cookie to use next (a new one when the server set it).

@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { COLUMNS, entries, indexQueued } from './seed.mjs';
 import { autocannonJoins, cpuMs, hasWrk, wrkJoins } from './load.mjs';
-import { api } from './http.mjs';
+import { api, OWNER } from './http.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const BOOST = 5;
@@ -162,7 +162,7 @@ async function checkpoint(url) {
   }
 }
 
-/** The smallest seed the rows below can run on (their three invites of 10,000). */
+/** The smallest seed the rows below can run on: their three invites of 10,000 take 30,000 waiting entries. */
 const MIN_SIZE = 40_000;
 
 /** The lifecycle rows of the bench table. `h` holds run.mjs's helpers. */
@@ -199,7 +199,7 @@ export async function benchLifecycle(h) {
     logged.length = 0;
     return xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN;
   };
-  const login = await api(srv.url, 'POST', '/api/auth/login', { email: 'bench@example.com', password: 'bench password 1' });
+  const login = await api(srv.url, 'POST', '/api/auth/login', OWNER);
   const cookie = login.cookie;
 
   const statusP50 = [];
@@ -305,7 +305,6 @@ export async function benchLifecycle(h) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { parseArgs } = await import('node:util');
   const { values } = parseArgs({ options: { size: { type: 'string', default: '100000' }, 'database-url': { type: 'string' } } });
-  // Three invites of 10,000 take 30,000 waiting entries (a tenth of the seed is referred, some pending).
   if (!Number.isInteger(Number(values.size)) || Number(values.size) < MIN_SIZE) {
     console.error(`--size takes a whole number of at least ${MIN_SIZE.toLocaleString('en')}: the invite row invites 10,000 three times`);
     process.exit(2);
@@ -372,7 +371,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
     api,
     async setUp(base, slug) {
-      const s = await h.api(base, 'POST', '/api/auth/signup', { email: 'bench@example.com', password: 'bench password 1' });
+      const s = await h.api(base, 'POST', '/api/auth/signup', OWNER);
       const p = await h.api(base, 'POST', '/api/project', { name: slug, slug }, s.cookie);
       const k = await h.api(base, 'POST', `/api/project/${p.json.data.projectId}/apikey`, { name: 'bench' }, s.cookie);
       return { cookie: s.cookie, projectId: p.json.data.projectId, slug, key: k.json.data.key };

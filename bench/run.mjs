@@ -17,7 +17,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
-import { api } from './http.mjs';
+import { api, OWNER } from './http.mjs';
 import { cpuMs, hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -114,7 +114,6 @@ async function freshDb(name) {
 }
 
 // ---------- HTTP ----------
-const OWNER = { email: 'bench@example.com', password: 'bench password 1' };
 async function login(base) {
   const r = await api(base, 'POST', '/api/auth/login', OWNER);
   if (r.status !== 200) throw new Error(`login failed: ${r.status} ${JSON.stringify(r.json)}`);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { autocannonJoins } from './load.mjs';
-import { api } from './http.mjs';
+import { api, OWNER } from './http.mjs';
 
 /** Writes an import file of `n` rows shaped like a hosted tool's export (dates in order, a few columns). */
 async function writeCsv(file, n) {
@@ -206,7 +206,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     api,
   };
   h.setUp = async (base, slug) => {
-    const s = await h.api(base, 'POST', '/api/auth/signup', { email: 'bench@example.com', password: 'bench password 1' });
+    const s = await h.api(base, 'POST', '/api/auth/signup', OWNER);
     const cookie = s.cookie;
     const p = await h.api(base, 'POST', '/api/project', { name: slug, slug }, cookie);
     const k = await h.api(base, 'POST', `/api/project/${p.json.data.projectId}/apikey`, { name: 'bench' }, cookie);

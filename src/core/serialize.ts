@@ -28,13 +28,14 @@ export function iso(ms: number): string {
   return `${cachedDate}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(r - sec * 1000, 3)}Z`;
 }
 
+const isoOrNullJson = (ms: number | null) => (ms === null ? 'null' : `"${iso(ms)}"`);
+
 /**
  * JSON.stringify(toEntry(row, row.position)) without the round trip through objects: `metadata` and
  * `fields` are stored as the JSON.stringify output of a validated object, so they are spliced in as
- * they are. About 2x faster: a second per million rows of an export, and a few µs of a join's
- * entry.created payload (src/core/entries.ts).
+ * they are. About 2x faster: a second per million rows of an export, and a few µs of each entry
+ * event's payload (entryData, src/core/outbox.ts).
  */
-const isoOrNullJson = (ms: number | null) => (ms === null ? 'null' : `"${iso(ms)}"`);
 export function entryJson(e: ExportedEntry & { position?: number | null }): string {
   return (
     `{"entryId":${str(e.id)},"email":${str(e.email)},"name":${str(e.name)},"source":${str(e.source)},` +
