@@ -12,7 +12,8 @@
 // stops there). The server's connection keeps an auto-checkpoint of its own as a fallback at
 // FALLBACK_PAGES (~40 MB of log), reached only if the worker falls far behind. Durability does not
 // depend on checkpoints: a commit is durable once its WAL frames are fsynced, which the committing
-// connection still does (synchronous=FULL).
+// connection still does (synchronous=FULL), or wal-sync.ts does for a join batch. A checkpoint fsyncs
+// the log before copying it back (under NORMAL as under FULL), so it never copies frames not yet on disk.
 //
 // The same worker merges the search index's segments (FTS5 automerge is off: migration 0012): after
 // each checkpoint, one bounded step of FTS_MERGE_PAGES pages, which FTS5 skips while no level holds

@@ -1,8 +1,8 @@
 // SQLite implementation of the Store (better-sqlite3 + drizzle). Joins are group-committed through
 // the shared Batcher (src/db/batcher.ts): every insert queued during one event-loop turn is written in
-// one transaction, and each caller's promise settles only after that transaction has committed. (A worker-thread writer was tried: on 2 shared
-// cores it was 15-25% slower, as the fsync bounds a commit either way.) List, search and export reads
-// are in entry-reads.ts.
+// one transaction, and each caller's promise settles only after that transaction has committed and
+// the log was fsynced (off the event loop: wal-sync.ts). (A worker-thread writer was tried: on 2 shared
+// cores it was 15-25% slower.) List, search and export reads are in entry-reads.ts.
 import Database from 'better-sqlite3';
 import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { liveKey, liveKeys } from '../conditions.js';
@@ -33,6 +33,8 @@ import { FtsIndexer, registerSearchMatch } from './fts-indexer.js';
 import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { Checkpointer } from './checkpointer.js';
+import { unsynced } from './sync.js';
+import { openWalSync, type WalSync } from './wal-sync.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
@@ -114,6 +116,8 @@ class SqliteStore implements Store {
   private readonly reads: EntryReads;
   private readonly fts: FtsIndexer;
   private readonly checkpointer: Checkpointer | undefined;
+  /** The join batches' fsync, off the event loop (wal-sync.ts); undefined: they commit with FULL. */
+  private readonly walSync: WalSync | undefined;
   private readonly surface: SqliteSurface;
   readonly lifecycle: SqliteLifecycle;
   readonly events: SqliteEventStore;
@@ -137,10 +141,11 @@ class SqliteStore implements Store {
     this.reads = new EntryReads(sqlite);
     // A file database in WAL mode (not ':memory:'): checkpoints on a worker thread.
     this.checkpointer = sqlite.memory ? undefined : new Checkpointer(file, sqlite);
+    this.walSync = openWalSync(sqlite, file);
     this.fts = new FtsIndexer(sqlite, () => this.checkpointer?.running ?? false);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
-    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten());
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten(), this.walSync && (() => this.durable()));
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
@@ -204,7 +209,8 @@ class SqliteStore implements Store {
     this.joins = new Batcher(
       (batch) =>
         withRetry(() => {
-          const results = this.insertBatch.immediate(batch);
+          // Committed without an fsync when the log has its own (wal-sync.ts): the 201s wait for it.
+          const results = this.walSync ? unsynced(sqlite, () => this.insertBatch.immediate(batch)) : this.insertBatch.immediate(batch);
           this.checkpointer?.committed(); // the log grew: the worker copies it back, off this thread
           this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
@@ -215,8 +221,16 @@ class SqliteStore implements Store {
         // The commit blocks the event loop, and libuv accepts one new connection per turn: without
         // lingering, joins from new connections (one per browser) would commit one at a time.
         lingerMs: JOIN_LINGER_MS,
+        durable: this.walSync && (() => this.durable()),
       },
     );
+  }
+
+  /** Resolves once every commit so far is on disk; a failed fsync is a 503, as a full disk is. */
+  private durable(): Promise<void> {
+    return this.walSync!.sync().catch((err: unknown) => {
+      throw new DatabaseUnavailableError('The database could not be written to disk', 1, { cause: err });
+    });
   }
 
   // ---- users ----
@@ -539,6 +553,7 @@ class SqliteStore implements Store {
 
   async close() {
     await this.joins.drain();
+    await this.walSync?.close();
     this.fts.close(); // what is still queued is indexed by the next process to open the file
     this.surface.flushSolutions();
     await this.checkpointer?.close(); // first: the last connection to close checkpoints and removes the log

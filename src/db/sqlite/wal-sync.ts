@@ -1,0 +1,132 @@
+// A join batch's fsync, off the event loop.
+//
+// With synchronous=FULL, SQLite fsyncs the -wal file inside COMMIT: on the server's one connection,
+// in the event loop's thread, so every request waited for the disk once per join batch (8 % of the
+// main thread's sampled time under load: docs/performance.md, round fifteen). A join batch now
+// commits with synchronous=NORMAL (sync.ts: its frames are written to the log, not fsynced), and then
+// asks this class for an fdatasync of the same -wal file on a thread of libuv's pool; its 201s go out
+// only once an fdatasync that started after its commit has returned. That is the guarantee FULL gave:
+// fsync flushes the file, whichever descriptor wrote it.
+//
+// Why the log stays whole in between: a checkpoint (the worker's, or SQLite's fallback in a commit)
+// fsyncs the log before copying it back and the database file after, under NORMAL as under FULL, and
+// the log is only rewritten from its start after such a checkpoint. A process crash (SIGKILL) loses
+// nothing written either way; what an fdatasync adds is surviving a power cut.
+//
+// Calls are coalesced (group commit): while one fdatasync runs, every batch that asks waits for the
+// next one, which covers them all. A failed fdatasync fails its waiters and every later call, until the
+// server restarts: after a failed fsync the kernel may have dropped the dirty pages and report the next
+// fsync clean, so nothing written since can be acknowledged as durable.
+import { closeSync, fdatasync, fsyncSync, openSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface Waiter {
+  ticket: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export class WalSync {
+  private fd: number | undefined;
+  private asked = 0;
+  private running = false;
+  /** fdatasyncs started (for the tests: a call made when `started` was n is answered by the n+1-th or later). */
+  started = 0;
+  private failed: unknown;
+  private waiters: Waiter[] = [];
+  private idle: (() => void)[] = [];
+  /** fdatasyncs completed. */
+  completed = 0;
+
+  /**
+   * Opens the log of the database `file` (it must exist: the connection is in WAL mode and has
+   * written). The directory is fsynced once, so the log's own name survives a power cut; SQLite did
+   * that on its first fsync of the log, which NORMAL commits no longer make.
+   */
+  constructor(file: string) {
+    // SQLite names the log after the database's real path (a symlinked file's log is beside its target).
+    const real = realpathSync(file);
+    const dir = openSync(dirname(real), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    this.fd = openSync(`${real}-wal`, 'r');
+  }
+
+  /** Resolves once everything this connection committed before the call is on disk. */
+  sync(): Promise<void> {
+    if (this.failed !== undefined) return Promise.reject(this.failed);
+    const ticket = ++this.asked;
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ ticket, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Resolves when no fdatasync is running or asked for (before closing the database). */
+  settled(): Promise<void> {
+    if (!this.running && !this.waiters.length) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /** Closes the log's descriptor once every asked fdatasync has finished. */
+  async close(): Promise<void> {
+    await this.settled();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private pump(): void {
+    if (this.running || !this.waiters.length) return;
+    if (this.fd === undefined) {
+      this.fail(new Error('the write-ahead log is closed'));
+      return;
+    }
+    // Every ticket issued so far belongs to a commit that returned before this call starts.
+    const upTo = this.asked;
+    this.running = true;
+    this.started++;
+    fdatasync(this.fd, (err) => {
+      this.running = false;
+      if (err) {
+        this.fail(err);
+        return;
+      }
+      this.completed++;
+      const done = this.waiters.filter((w) => w.ticket <= upTo);
+      this.waiters = this.waiters.filter((w) => w.ticket > upTo);
+      for (const w of done) w.resolve();
+      if (this.waiters.length) this.pump();
+      else this.wakeIdle();
+    });
+  }
+
+  private fail(err: unknown): void {
+    this.failed ??= err;
+    const all = this.waiters;
+    this.waiters = [];
+    for (const w of all) w.reject(this.failed);
+    this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    const all = this.idle;
+    this.idle = [];
+    for (const f of all) f();
+  }
+}
+
+/**
+ * The log's fsync for the connection `db` to `file`, or undefined when commits must keep fsyncing
+ * themselves: an in-memory database, a journal mode other than WAL, or a log that cannot be opened.
+ */
+export function openWalSync(db: { memory: boolean; pragma: (s: string, o: { simple: true }) => unknown }, file: string) {
+  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
+  try {
+    return new WalSync(file);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,132 @@
+// A join batch's fsync off the event loop (src/db/sqlite/wal-sync.ts): every caller is answered only by
+// an fdatasync of the log that started after its call; calls made while one runs share the next one; a
+// failed fdatasync fails every later call; the store's joins wait for it and commit without one of their
+// own; a database it cannot serve (in memory, not WAL) keeps fsyncing in COMMIT.
+import { closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseUnavailableError } from '../../src/db/errors.js';
+import { openSqliteStore } from '../../src/db/sqlite/store.js';
+import { openWalSync, WalSync } from '../../src/db/sqlite/wal-sync.js';
+import { entry as entryRow, key as keyRow, project as projectRow, user } from '../store/conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'waitlist-walsync-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A database file in WAL mode with something in its log; the connection stays open. */
+function walDatabase(name: string) {
+  const file = join(dir, name);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (x INTEGER)');
+  db.prepare('INSERT INTO t VALUES (1)').run();
+  return { file, db };
+}
+
+/** Calls `sync()` and checks, when it resolves, that an fdatasync started after the call has completed. */
+function checkedSync(ws: WalSync) {
+  const startedBefore = ws.started;
+  return ws.sync().then(() => {
+    expect(ws.completed).toBeGreaterThan(startedBefore);
+    return ws.completed;
+  });
+}
+
+describe('WalSync', () => {
+  it('answers each call with an fdatasync that started after it; a burst shares one', async () => {
+    const { file, db } = walDatabase('burst.db');
+    const ws = new WalSync(file);
+    await checkedSync(ws);
+    expect(ws.completed).toBe(1);
+    // The first call of the burst starts an fdatasync at once; the 99 made while it runs wait for the next.
+    const burst = await Promise.all(Array.from({ length: 100 }, () => checkedSync(ws)));
+    expect(ws.completed).toBe(3);
+    expect(burst[0]).toBe(2);
+    expect(burst.slice(1).every((n) => n === 3)).toBe(true);
+    // Calls spread over turns while fdatasyncs run: each still waits for one that started after it.
+    const spread: Promise<number>[] = [];
+    for (let i = 0; i < 20; i++) {
+      spread.push(checkedSync(ws));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(spread);
+    await ws.close();
+    await expect(ws.sync()).rejects.toThrow(/closed/);
+    db.close();
+  });
+
+  it('after a failed fdatasync, that call and every later one fail, without another attempt', async () => {
+    const { file, db } = walDatabase('fail.db');
+    const ws = new WalSync(file);
+    await ws.sync();
+    // The descriptor closed underneath: the next fdatasync fails (EBADF), as a disk error would.
+    closeSync((ws as unknown as { fd: number }).fd);
+    await expect(ws.sync()).rejects.toMatchObject({ code: 'EBADF' });
+    const started = ws.started;
+    await expect(ws.sync()).rejects.toMatchObject({ code: 'EBADF' });
+    expect(ws.started).toBe(started);
+    await ws.settled();
+    db.close();
+  });
+
+  it('is not used for a database in memory or not in WAL mode; follows a symlinked file to its log', () => {
+    const mem = new Database(':memory:');
+    expect(openWalSync(mem, ':memory:')).toBeUndefined();
+    const rollback = new Database(join(dir, 'rollback.db'));
+    rollback.pragma('journal_mode = DELETE');
+    expect(openWalSync(rollback, join(dir, 'rollback.db'))).toBeUndefined();
+    mkdirSync(join(dir, 'real'));
+    const { db } = walDatabase('real/target.db');
+    symlinkSync(join(dir, 'real/target.db'), join(dir, 'link.db'));
+    const linked = new Database(join(dir, 'link.db'));
+    expect(openWalSync(linked, join(dir, 'link.db'))).toBeInstanceOf(WalSync);
+    for (const d of [mem, rollback, db, linked]) d.close();
+  });
+});
+
+describe('the SQLite store’s join batches', () => {
+  it('commit without an fsync of their own and answer after the log’s fdatasync; a failed one is a 503', async () => {
+    const file = join(dir, 'store.db');
+    const store = openSqliteStore(file);
+    const owner = user();
+    await store.insertUser(owner);
+    const project = projectRow(owner.id);
+    await store.insertProject(project);
+    const key = keyRow(project.id);
+    await store.insertKey(key);
+    const ws = (store as unknown as { walSync: WalSync }).walSync;
+    expect(ws).toBeInstanceOf(WalSync);
+
+    const before = ws.started;
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.insertEntry(entryRow(project.id), key.id)));
+    expect(results.every((r) => r === 'inserted')).toBe(true);
+    expect(ws.completed).toBeGreaterThan(before);
+    // The connection is back to FULL for every other commit.
+    const reader = new Database(file);
+    expect((store as unknown as { sqlite: Database.Database }).sqlite.pragma('synchronous', { simple: true })).toBe(2);
+
+    closeSync((ws as unknown as { fd: number }).fd);
+    const lost = entryRow(project.id);
+    await expect(store.insertEntry(lost, key.id)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    // Committed, never acknowledged: what a power cut could have taken back.
+    expect(reader.prepare('SELECT count(*) FROM entries WHERE id = ?').pluck().get(lost.id)).toBe(1);
+    reader.close();
+    (ws as unknown as { fd: number | undefined }).fd = undefined;
+    await store.close();
+  });
+
+  it('an in-memory store commits with FULL, as before', async () => {
+    const store = openSqliteStore(':memory:');
+    expect((store as unknown as { walSync: WalSync | undefined }).walSync).toBeUndefined();
+    const owner = user();
+    await store.insertUser(owner);
+    const project = projectRow(owner.id);
+    await store.insertProject(project);
+    const key = keyRow(project.id);
+    await store.insertKey(key);
+    expect(await store.insertEntry(entryRow(project.id), key.id)).toBe('inserted');
+    await store.close();
+  });
+});
