@@ -20,9 +20,6 @@
 //   row fails only its own caller; that caller's promise rejects with the error of its lone retry.
 //   Unless `fatal(err)` returns an error: then every item of the batch rejects with it at once, nothing
 //   retried (the database is down: retrying row by row would wait out the connection timeout per row).
-// - With `durable`, a batch's items settle only once the promise it returns after the batch's `write`
-//   resolves (SQLite: an fdatasync of the log, off the event loop: sqlite/wal-sync.ts); the next batch
-//   is written meanwhile. If it rejects, every item of that batch rejects with its error.
 //
 // Extending it (an outbox row, a join ordinal): do the extra work inside your `write`, in the same
 // transaction, and return it in the item's result. The batcher knows nothing about SQL.
@@ -43,8 +40,6 @@ export interface BatcherOptions {
   fatal?: (err: unknown) => unknown;
   /** Most milliseconds a batch stays open while each event-loop turn brings new items (default 0: one turn). */
   lingerMs?: number;
-  /** Called after each successful `write`; the batch's items settle when it resolves (default: at once). */
-  durable?: () => Promise<void>;
 }
 
 /** A queue that writes what was added together, one batch (one transaction) at a time. */
@@ -54,10 +49,6 @@ export class Batcher<T, R> {
   private readonly maxBatch: number;
   private readonly fatal: (err: unknown) => unknown;
   private readonly lingerMs: number;
-  private readonly durable: (() => Promise<void>) | undefined;
-  /** Batches written, waiting for `durable`. */
-  private readonly settling = new Set<Promise<void>>();
-  private unsettled = 0;
 
   constructor(
     private readonly write: BatchWriter<T, R>,
@@ -66,7 +57,6 @@ export class Batcher<T, R> {
     this.maxBatch = options.maxBatch ?? Number.POSITIVE_INFINITY;
     this.fatal = options.fatal ?? (() => undefined);
     this.lingerMs = options.lingerMs ?? 0;
-    this.durable = options.durable;
     if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
     if (!(this.lingerMs >= 0)) throw new RangeError('lingerMs must be at least 0');
   }
@@ -98,17 +88,14 @@ export class Batcher<T, R> {
     setImmediate(turn);
   }
 
-  /** Items waiting, being written, or written and waiting for `durable`. */
+  /** Items waiting or being written right now. */
   get pending(): number {
-    return this.queue.length + this.unsettled;
+    return this.queue.length;
   }
 
-  /** Resolves once every item added so far has been written (or failed), and made durable. */
+  /** Resolves once every item added so far has been written (or failed). */
   async drain(): Promise<void> {
-    while (this.running || this.settling.size) {
-      if (this.running) await this.running;
-      else await Promise.all(this.settling);
-    }
+    while (this.running) await this.running;
   }
 
   private async run(): Promise<void> {
@@ -137,24 +124,6 @@ export class Batcher<T, R> {
       for (const w of batch) await this.writeBatch([w]);
       return;
     }
-    if (!this.durable) {
-      for (const [i, w] of batch.entries()) w.resolve(results[i]!);
-      return;
-    }
-    // Settled later, without holding up the next batch: its own call covers it.
-    this.unsettled += batch.length;
-    const settle = this.durable().then(
-      () => {
-        for (const [i, w] of batch.entries()) w.resolve(results[i]!);
-      },
-      (err: unknown) => {
-        for (const w of batch) w.reject(err);
-      },
-    );
-    this.settling.add(settle);
-    void settle.finally(() => {
-      this.unsettled -= batch.length;
-      this.settling.delete(settle);
-    });
+    for (const [i, w] of batch.entries()) w.resolve(results[i]!);
   }
 }

@@ -1,5 +1,5 @@
 // The shared group-commit queue (src/db/batcher.ts), on its own: batching, ordering, isolation of a
-// failing item, the batch size cap, drain, and settling after `durable` (SQLite's fsync off the loop).
+// failing item, the batch size cap, and drain.
 import { describe, expect, it } from 'vitest';
 import { Batcher } from '../../src/db/batcher.js';
 
@@ -194,76 +194,6 @@ describe('Batcher', () => {
       await Promise.all(all);
       expect(batches.length).toBeGreaterThan(1); // an endless stream is still written, batch by batch
       expect(batches.flat()).toEqual(Array.from({ length: all.length }, (_, i) => i));
-    });
-  });
-  describe('durable', () => {
-    /** A `durable` whose calls resolve or reject when the test says so, in any order. */
-    const gates = () => {
-      const calls: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-      const durable = () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject }));
-      return { calls, durable };
-    };
-
-    it('settles a batch only once its durable call resolves, and writes the next batch meanwhile', async () => {
-      const batches: number[][] = [];
-      const g = gates();
-      const b = new Batcher<number, number>((batch) => (batches.push([...batch]), batch), { durable: g.durable });
-      const settled: number[] = [];
-      const first = [b.add(1), b.add(2)].map((p) => p.then((v) => (settled.push(v), v)));
-      while (g.calls.length < 1) await tick();
-      expect(batches).toEqual([[1, 2]]);
-      const second = b.add(3).then((v) => (settled.push(v), v));
-      while (g.calls.length < 2) await tick();
-      // The second batch is written while the first waits for its durable call.
-      expect(batches).toEqual([[1, 2], [3]]);
-      expect(settled).toEqual([]);
-      expect(b.pending).toBe(3);
-      g.calls[1]!.resolve();
-      expect(await second).toBe(3);
-      expect(settled).toEqual([3]);
-      g.calls[0]!.resolve();
-      expect(await Promise.all(first)).toEqual([1, 2]);
-      expect(b.pending).toBe(0);
-    });
-
-    it('a durable call that rejects fails its own batch only', async () => {
-      const g = gates();
-      const b = new Batcher<number, number>((batch) => batch, { durable: g.durable });
-      const first = Promise.allSettled([b.add(1), b.add(2)]);
-      while (g.calls.length < 1) await tick();
-      const second = b.add(3);
-      while (g.calls.length < 2) await tick();
-      const lost = new Error('fsync failed');
-      g.calls[0]!.reject(lost);
-      g.calls[1]!.resolve();
-      expect(await first).toEqual([
-        { status: 'rejected', reason: lost },
-        { status: 'rejected', reason: lost },
-      ]);
-      expect(await second).toBe(3);
-    });
-
-    it('is not called for a batch whose write failed; drain waits for the durable calls', async () => {
-      const g = gates();
-      const b = new Batcher<number, number>(
-        (batch) => {
-          if (batch.includes(9)) throw new Error('down');
-          return batch;
-        },
-        { durable: g.durable, fatal: () => new Error('down') },
-      );
-      await expect(b.add(9)).rejects.toThrow('down');
-      expect(g.calls).toHaveLength(0);
-      const p = b.add(1);
-      while (g.calls.length < 1) await tick();
-      let drained = false;
-      const d = b.drain().then(() => (drained = true));
-      await tick();
-      await tick();
-      expect(drained).toBe(false);
-      g.calls[0]!.resolve();
-      await d;
-      expect(await p).toBe(1);
     });
   });
 });

@@ -215,13 +215,17 @@ class SqliteStore implements Store {
           this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
+        }).then(async (results) => {
+          // The next batch waits too. Written while this fdatasync runs, it would hold up this one's
+          // callback on the one thread: 18 % fewer joins/s with a worse p99 (docs/performance.md, round fifteen).
+          if (this.walSync) await this.durable();
+          return results;
         }),
       {
         fatal: (err) => (isUnavailable(err) || err instanceof DatabaseUnavailableError ? translate(err) : undefined),
         // The commit blocks the event loop, and libuv accepts one new connection per turn: without
         // lingering, joins from new connections (one per browser) would commit one at a time.
         lingerMs: JOIN_LINGER_MS,
-        durable: this.walSync && (() => this.durable()),
       },
     );
   }

@@ -13,8 +13,8 @@
 // the log is only rewritten from its start after such a checkpoint. A process crash (SIGKILL) loses
 // nothing written either way; what an fdatasync adds is surviving a power cut.
 //
-// Calls are coalesced (group commit): while one fdatasync runs, every batch that asks waits for the
-// next one, which covers them all. A failed fdatasync fails its waiters and every later call, until the
+// Calls are coalesced: while one fdatasync runs, every caller that asks (a join batch, the outbox
+// dispatcher's claims: outbox.ts) waits for the next one, which covers them all. A failed fdatasync fails its waiters and every later call, until the
 // server restarts: after a failed fsync the kernel may have dropped the dirty pages and report the next
 // fsync clean, so nothing written since can be acknowledged as durable.
 import { closeSync, fdatasync, fsyncSync, openSync, realpathSync } from 'node:fs';
