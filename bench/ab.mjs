@@ -3,6 +3,8 @@
 // loaded with wrk in alternation (the order flips every round) and compared by the median of their
 // runs. On a machine whose speed moves by a third within minutes (docs/performance.md, round
 // fourteen), a few per cent between two builds shows here and not in two separate `npm run bench` runs.
+// Besides joins/s it gives each build's join p99 and the latency of a `GET /healthz` sent one at a time
+// while the joins run (what any other request waits for while the server works through join batches).
 //
 //   git worktree add ../base HEAD~1 && (cd ../base && npm ci && npm run build)
 //   node bench/ab.mjs --base ../base                 # plain joins
@@ -10,7 +12,7 @@
 //   node bench/ab.mjs --base ../base --rounds 8 --seconds 6
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -107,6 +109,33 @@ async function setUp(url, hookUrl) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The q-quantile of ascending `xs`. */
+const quantile = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
+
+/**
+ * `GET /healthz` on `url`, one at a time over one kept-alive connection with 2 ms between them, from
+ * 1 s after now until `until` (ms, performance.now()); answers the latencies in ms, ascending.
+ */
+async function probeHealth(url, until) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const once = () =>
+    new Promise((ok, fail) => {
+      const t = performance.now();
+      get(`${url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => ok(performance.now() - t));
+      }).on('error', fail);
+    });
+  const lat = [];
+  await pause(1000);
+  while (performance.now() < until) {
+    lat.push(await once());
+    await pause(2);
+  }
+  agent.destroy();
+  return lat.sort((a, b) => a - b);
+}
 const fmt = (n) => Math.round(n).toLocaleString('en');
 
 let receiver;
@@ -116,13 +145,29 @@ try {
   for (const [i, root] of roots.entries()) {
     const srv = await serve(root);
     const key = await setUp(srv.url, receiver?.url);
-    cases.push({ name: i === 0 ? 'base' : 'this', root, url: srv.url, key, runs: /** @type {number[]} */ ([]) });
+    cases.push({
+      name: i === 0 ? 'base' : 'this',
+      root,
+      url: srv.url,
+      key,
+      runs: /** @type {number[]} */ ([]),
+      p99s: /** @type {number[]} */ ([]),
+      health: /** @type {{ p50: number, p99: number }[]} */ ([]),
+    });
   }
   const path = `/v1/waitlist/${SLUG}/join`;
   for (const c of cases) await wrkJoins(c.url, path, c.key, { seconds: 3, run: `abw-${c.name}` });
   for (let i = 0; i < ROUNDS; i++) {
-    for (const c of i % 2 ? [...cases].reverse() : cases)
-      c.runs.push((await wrkJoins(c.url, path, c.key, { seconds: SECONDS, run: `ab${i}-${c.name}` })).rps);
+    for (const c of i % 2 ? [...cases].reverse() : cases) {
+      const until = performance.now() + (SECONDS - 1) * 1000;
+      const [r, lat] = await Promise.all([
+        wrkJoins(c.url, path, c.key, { seconds: SECONDS, run: `ab${i}-${c.name}` }),
+        probeHealth(c.url, until),
+      ]);
+      c.runs.push(r.rps);
+      c.p99s.push(r.p99);
+      c.health.push({ p50: quantile(lat, 0.5), p99: quantile(lat, 0.99) });
+    }
     process.stderr.write(`· round ${i + 1}: base ${fmt(cases[0].runs[i])}/s, this ${fmt(cases[1].runs[i])}/s\n`);
   }
   const [base, mine] = cases.map((c) => median(c.runs));
@@ -132,6 +177,15 @@ try {
   for (const c of cases)
     console.log(`  ${c.name.padEnd(4)} ${fmt(median(c.runs)).padStart(7)}  (${c.runs.map(fmt).join(', ')})  ${c.root}`);
   console.log(`  this / base: ${((mine / base) * 100).toFixed(1)} %`);
+  const ms = (xs) => xs.map((x) => x.toFixed(1)).join(', ');
+  console.log('join p99, and GET /healthz p50 / p99 while the joins run (ms, median of the runs; each run in brackets):');
+  for (const c of cases) {
+    const h50 = c.health.map((h) => h.p50);
+    const h99 = c.health.map((h) => h.p99);
+    console.log(
+      `  ${c.name.padEnd(4)} join p99 ${median(c.p99s).toFixed(1)} (${ms(c.p99s)}); healthz p50 ${median(h50).toFixed(1)} (${ms(h50)}), p99 ${median(h99).toFixed(1)} (${ms(h99)})`,
+    );
+  }
 } finally {
   for (const l of loaders) l.kill('SIGKILL');
   for (const c of children) c.kill('SIGTERM');
