@@ -10,6 +10,7 @@
 //   node bench/ab.mjs --base ../base                 # plain joins
 //   node bench/ab.mjs --base ../base --webhook       # each server with a webhook to a 10 s receiver
 //   node bench/ab.mjs --base ../base --rounds 8 --seconds 6
+//   node bench/ab.mjs --base ../base --flood 200     # with 200 wrong secrets/s for a never-verified key
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, get } from 'node:http';
@@ -17,21 +18,31 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, OWNER } from './http.mjs';
-import { hasWrk, loaders, wrkJoins } from './load.mjs';
+import { hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
 
 const { values: args } = parseArgs({
   options: {
     base: { type: 'string' },
     webhook: { type: 'boolean', default: false },
+    flood: { type: 'string' },
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '6' },
   },
 });
 const ROUNDS = Number(args.rounds);
 const SECONDS = Number(args.seconds);
+const FLOOD = args.flood === undefined ? 0 : Number(args.flood);
 const roots = [resolve(args.base ?? ''), resolve(import.meta.dirname, '..')];
-if (!args.base || !Number.isInteger(ROUNDS) || ROUNDS < 1 || !Number.isInteger(SECONDS) || SECONDS < 1) {
-  console.error('usage: node bench/ab.mjs --base DIR [--webhook] [--rounds N] [--seconds S]');
+if (
+  !args.base ||
+  !Number.isInteger(ROUNDS) ||
+  ROUNDS < 1 ||
+  !Number.isInteger(SECONDS) ||
+  SECONDS < 1 ||
+  !Number.isInteger(FLOOD) ||
+  FLOOD < 0
+) {
+  console.error('usage: node bench/ab.mjs --base DIR [--webhook] [--flood RATE] [--rounds N] [--seconds S]');
   process.exit(2);
 }
 for (const root of roots) {
@@ -94,18 +105,22 @@ function serve(root) {
   });
 }
 
-/** A user, a project with a key, and (with --webhook) a webhook to `hookUrl`. */
+/**
+ * A user, a project with a key, and (with --webhook) a webhook to `hookUrl`; answers the key, and a
+ * second key of the project that no join uses (the one `--flood` sends wrong secrets for).
+ */
 async function setUp(url, hookUrl) {
   const { cookie } = await api(url, 'POST', '/api/auth/signup', OWNER);
   const p = await api(url, 'POST', '/api/project', { name: SLUG, slug: SLUG }, cookie);
   if (p.status !== 201) throw new Error(`project create failed: ${p.status} ${JSON.stringify(p.json)}`);
   const projectId = p.json.data.projectId;
   const key = (await api(url, 'POST', `/api/project/${projectId}/apikey`, { name: 'ab' }, cookie)).json.data.key;
+  const unused = (await api(url, 'POST', `/api/project/${projectId}/apikey`, { name: 'flooded' }, cookie)).json.data.key;
   if (hookUrl) {
     const h = await api(url, 'POST', `/api/project/${projectId}/webhooks`, { url: hookUrl }, cookie);
     if (h.status !== 201) throw new Error(`webhook create failed: ${h.status} ${JSON.stringify(h.json)}`);
   }
-  return key;
+  return { key, unused };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -144,12 +159,13 @@ try {
   const cases = [];
   for (const [i, root] of roots.entries()) {
     const srv = await serve(root);
-    const key = await setUp(srv.url, receiver?.url);
+    const { key, unused } = await setUp(srv.url, receiver?.url);
     cases.push({
       name: i === 0 ? 'base' : 'this',
       root,
       url: srv.url,
       key,
+      unused,
       runs: /** @type {number[]} */ ([]),
       p99s: /** @type {number[]} */ ([]),
       health: /** @type {{ p50: number, p99: number }[]} */ ([]),
@@ -163,6 +179,14 @@ try {
       const [r, lat] = await Promise.all([
         wrkJoins(c.url, path, c.key, { seconds: SECONDS, run: `ab${i}-${c.name}` }),
         probeHealth(c.url, until),
+        // Wrong secrets from another process (bench/flood.mjs), as in `npm run bench`'s flood rows.
+        FLOOD &&
+          jsonLine(
+            'node',
+            [join(import.meta.dirname, 'flood.mjs'), c.url, path, c.unused, String(FLOOD), String(SECONDS)],
+            process.env,
+            'FLOODJSON',
+          ),
       ]);
       c.runs.push(r.rps);
       c.p99s.push(r.p99);
@@ -172,7 +196,7 @@ try {
   }
   const [base, mine] = cases.map((c) => median(c.runs));
   console.log(
-    `joins/s${args.webhook ? ' with a webhook to a 10 s receiver' : ''}, median of ${ROUNDS} runs of ${SECONDS} s (wrk -t1 -c64), alternating:`,
+    `joins/s${args.webhook ? ' with a webhook to a 10 s receiver' : ''}${FLOOD ? `, ${FLOOD} wrong secrets/s` : ''}, median of ${ROUNDS} runs of ${SECONDS} s (wrk -t1 -c64), alternating:`,
   );
   for (const c of cases)
     console.log(`  ${c.name.padEnd(4)} ${fmt(median(c.runs)).padStart(7)}  (${c.runs.map(fmt).join(', ')})  ${c.root}`);
