@@ -1,7 +1,8 @@
 // A join batch's fsync off the event loop (src/db/sqlite/wal-sync.ts): every caller is answered only by
 // an fdatasync of the log that started after its call; calls made while one runs share the next one; a
 // failed fdatasync fails every later call; the store's joins wait for it and commit without one of their
-// own; a database it cannot serve (in memory, not WAL) keeps fsyncing in COMMIT.
+// own, and after a failed one the store is not ready (ping); a database it cannot serve (in memory, not
+// WAL) keeps fsyncing in COMMIT.
 import { closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,9 @@ describe('the SQLite store’s join batches', () => {
     closeSync((ws as unknown as { fd: number }).fd);
     const lost = entryRow(project.id);
     await expect(store.insertEntry(lost, key.id)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.insertEntry(entryRow(project.id), key.id)).rejects.toThrow(/fsync of the database's log failed \(EBADF\)/);
+    // Readiness (GET /readyz) says so until a restart.
+    await expect(store.ping()).rejects.toThrow(/restart the server/);
     // Committed, never acknowledged: what a power cut could have taken back.
     expect(reader.prepare('SELECT count(*) FROM entries WHERE id = ?').pluck().get(lost.id)).toBe(1);
     reader.close();

@@ -48,6 +48,15 @@ const DAY_MS = 86_400_000;
 /** Most milliseconds a join batch stays open while each event-loop turn brings more joins (batcher.ts). */
 const JOIN_LINGER_MS = 5;
 
+/** The 503 of every join after an fsync of the log failed (its errno code for the log, no path). */
+function fsyncFailed(err: unknown): DatabaseUnavailableError {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
+  return new DatabaseUnavailableError(`an fsync of the database's log failed${why}; restart the server once the disk is sound`, 1, {
+    cause: err,
+  });
+}
+
 interface PendingJoin {
   row: EntryRow;
   keyId: string;
@@ -233,7 +242,7 @@ class SqliteStore implements Store {
   /** Resolves once every commit so far is on disk; a failed fsync is a 503, as a full disk is. */
   private durable(): Promise<void> {
     return this.walSync!.sync().catch((err: unknown) => {
-      throw new DatabaseUnavailableError('The database could not be written to disk', 1, { cause: err });
+      throw fsyncFailed(err);
     });
   }
 
@@ -543,6 +552,8 @@ class SqliteStore implements Store {
 
   /** Readiness: takes and drops the write lock without waiting, so a locked or read-only file shows at once. */
   async ping() {
+    // Not ready for good after a failed fsync of the log (wal-sync.ts): only a restart clears it.
+    if (this.walSync?.failure !== undefined) throw fsyncFailed(this.walSync.failure);
     const busy = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
     this.sqlite.pragma('busy_timeout = 0');
     try {

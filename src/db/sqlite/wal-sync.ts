@@ -55,6 +55,11 @@ export class WalSync {
     this.fd = openSync(`${real}-wal`, 'r');
   }
 
+  /** The error of the fdatasync that failed, if one did: every call since has failed with it. */
+  get failure(): unknown {
+    return this.failed;
+  }
+
   /** Resolves once everything this connection committed before the call is on disk. */
   sync(): Promise<void> {
     if (this.failed !== undefined) return Promise.reject(this.failed);
