@@ -111,7 +111,10 @@ describe('the SQLite store’s join batches', () => {
     closeSync((ws as unknown as { fd: number }).fd);
     const lost = entryRow(project.id);
     await expect(store.insertEntry(lost, key.id)).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.insertEntry(entryRow(project.id), key.id)).rejects.toThrow(/fsync of the database's log failed \(EBADF\)/);
+    // Every later join is refused before it is written.
+    const refused = entryRow(project.id);
+    await expect(store.insertEntry(refused, key.id)).rejects.toThrow(/fsync of the database's log failed \(EBADF\)/);
+    expect(reader.prepare('SELECT count(*) FROM entries WHERE id = ?').pluck().get(refused.id)).toBe(0);
     // Readiness (GET /readyz) says so until a restart.
     await expect(store.ping()).rejects.toThrow(/restart the server/);
     // Committed, never acknowledged: what a power cut could have taken back.

@@ -218,6 +218,8 @@ class SqliteStore implements Store {
     this.joins = new Batcher(
       (batch) =>
         withRetry(() => {
+          // After a failed fsync nothing more is written: it could not be promised (wal-sync.ts).
+          if (this.walSync?.failure !== undefined) throw fsyncFailed(this.walSync.failure);
           // Committed without an fsync when the log has its own (wal-sync.ts): the 201s wait for it.
           const results = this.walSync ? unsynced(sqlite, () => this.insertBatch.immediate(batch)) : this.insertBatch.immediate(batch);
           this.checkpointer?.committed(); // the log grew: the worker copies it back, off this thread

@@ -14,9 +14,10 @@
 // nothing written either way; what an fdatasync adds is surviving a power cut.
 //
 // Calls are coalesced: while one fdatasync runs, every caller that asks (a join batch, the outbox
-// dispatcher's claims: outbox.ts) waits for the next one, which covers them all. A failed fdatasync fails its waiters and every later call, until the
-// server restarts: after a failed fsync the kernel may have dropped the dirty pages and report the next
-// fsync clean, so nothing written since can be acknowledged as durable.
+// dispatcher's claims: outbox.ts) waits for the next one, which covers them all. A failed fdatasync
+// fails its waiters and every later call, until the server restarts: after a failed fsync the kernel
+// may have dropped the dirty pages and report the next fsync clean, so nothing written since can be
+// acknowledged as durable.
 import { closeSync, fdatasync, fsyncSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -30,11 +31,11 @@ export class WalSync {
   private fd: number | undefined;
   private asked = 0;
   private running = false;
-  /** fdatasyncs started (for the tests: a call made when `started` was n is answered by the n+1-th or later). */
-  started = 0;
   private failed: unknown;
   private waiters: Waiter[] = [];
   private idle: (() => void)[] = [];
+  /** fdatasyncs started: a call made when this was n is answered by the (n+1)-th or a later one. */
+  started = 0;
   /** fdatasyncs completed. */
   completed = 0;
 
