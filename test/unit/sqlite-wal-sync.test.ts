@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../../src/db/errors.js';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
 import { openWalSync, WalSync } from '../../src/db/sqlite/wal-sync.js';
-import { entry as entryRow, key as keyRow, project as projectRow, user } from '../store/conformance.js';
+import { entry as entryRow, projectWithKeyIn } from '../store/conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-walsync-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,12 +91,7 @@ describe('the SQLite store’s join batches', () => {
   it('commit without an fsync of their own and answer after the log’s fdatasync; a failed one is a 503', async () => {
     const file = join(dir, 'store.db');
     const store = openSqliteStore(file);
-    const owner = user();
-    await store.insertUser(owner);
-    const project = projectRow(owner.id);
-    await store.insertProject(project);
-    const key = keyRow(project.id);
-    await store.insertKey(key);
+    const { p: project, k: key } = await projectWithKeyIn(store);
     const ws = (store as unknown as { walSync: WalSync }).walSync;
     expect(ws).toBeInstanceOf(WalSync);
 
@@ -127,13 +122,8 @@ describe('the SQLite store’s join batches', () => {
   it('an in-memory store commits with FULL, as before', async () => {
     const store = openSqliteStore(':memory:');
     expect((store as unknown as { walSync: WalSync | undefined }).walSync).toBeUndefined();
-    const owner = user();
-    await store.insertUser(owner);
-    const project = projectRow(owner.id);
-    await store.insertProject(project);
-    const key = keyRow(project.id);
-    await store.insertKey(key);
-    expect(await store.insertEntry(entryRow(project.id), key.id)).toBe('inserted');
+    const { p, k } = await projectWithKeyIn(store);
+    expect(await store.insertEntry(entryRow(p.id), k.id)).toBe('inserted');
     await store.close();
   });
 });
