@@ -13,12 +13,12 @@
 //   node bench/ab.mjs --base ../base --flood 200     # with 200 wrong secrets/s for a never-verified key
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer, get } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, OWNER } from './http.mjs';
-import { hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
+import { hasWrk, jsonLine, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -124,33 +124,7 @@ async function setUp(url, hookUrl) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-/** The q-quantile of ascending `xs`. */
-const quantile = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
 
-/**
- * `GET /healthz` on `url`, one at a time over one kept-alive connection with 2 ms between them, from
- * 1 s after now until `until` (ms, performance.now()); answers the latencies in ms, ascending.
- */
-async function probeHealth(url, until) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-  const once = () =>
-    new Promise((ok, fail) => {
-      const t = performance.now();
-      get(`${url}/healthz`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => ok(performance.now() - t));
-      }).on('error', fail);
-    });
-  const lat = [];
-  await pause(1000);
-  while (performance.now() < until) {
-    lat.push(await once());
-    await pause(2);
-  }
-  agent.destroy();
-  return lat.sort((a, b) => a - b);
-}
 const fmt = (n) => Math.round(n).toLocaleString('en');
 
 let receiver;

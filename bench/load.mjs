@@ -3,6 +3,7 @@
 // when wrk is missing. Also the server's CPU time, read from /proc (Linux).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 
 /** Whether wrk is installed. */
@@ -101,4 +102,34 @@ export async function autocannonJoins(url, slug, key, seconds, body) {
 export function cpuMs(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
+}
+
+/** The q-quantile of ascending `xs`. */
+export const quantile = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
+
+/**
+ * `GET /healthz` on `url`, one at a time over one kept-alive connection with 2 ms between them, from
+ * `delayMs` after now until `until` (ms, performance.now()); answers the latencies in ms, ascending.
+ * Run beside a join load, it is what any other request waits for while the server works through join
+ * batches.
+ */
+export async function probeHealth(url, until, delayMs = 1000) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const once = () =>
+    new Promise((ok, fail) => {
+      const t = performance.now();
+      get(`${url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => ok(performance.now() - t));
+      }).on('error', fail);
+    });
+  const lat = [];
+  await pause(delayMs);
+  while (performance.now() < until) {
+    lat.push(await once());
+    await pause(2);
+  }
+  agent.destroy();
+  return lat.sort((a, b) => a - b);
 }

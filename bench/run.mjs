@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
 import { api, OWNER } from './http.mjs';
-import { cpuMs, hasWrk, jsonLine, loaders, wrkJoins } from './load.mjs';
+import { cpuMs, hasWrk, jsonLine, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/waitlist.js');
@@ -246,6 +246,22 @@ async function benchJoin() {
     '0',
     `${b1.non2xx + b2.non2xx}`,
     real.non2xx === 0 && real.socketErrors === 0,
+  );
+
+  // What any other request waits for while joins run: GET /healthz one at a time beside the same load,
+  // against the same probe on the idle server. No target of its own (a SQLite join batch's fsync runs
+  // off the event loop since round fifteen: docs/performance.md).
+  const idleHealth = await probeHealth(srv.url, performance.now() + 2000, 0);
+  const [, busyHealth] = await Promise.all([
+    load(srv.url, path, s.key, { run: 'h1' }),
+    probeHealth(srv.url, performance.now() + (LOAD_S - 1) * 1000),
+  ]);
+  row(
+    'GET /healthz while joins run (p50 / p99 ms)',
+    `${fmt(quantile(busyHealth, 0.5))} / ${fmt(quantile(busyHealth, 0.99))}`,
+    '–',
+    `idle ${fmt(quantile(idleHealth, 0.5))} / ${fmt(quantile(idleHealth, 0.99))}`,
+    true,
   );
 
   // One new connection per join (Connection: close), as when every join comes from another browser:
