@@ -1,8 +1,9 @@
 // A join batch's fsync off the event loop (src/db/sqlite/wal-sync.ts): every caller is answered only by
 // an fdatasync of the log that started after its call; calls made while one runs share the next one; a
 // failed fdatasync fails every later call; the store's joins wait for it and commit without one of their
-// own, and after a failed one the store is not ready (ping); a database it cannot serve (in memory, not
-// WAL) keeps fsyncing in COMMIT.
+// own, and after a failed one the store is not ready (ping); so do a confirm, an accept, a resent
+// confirmation and a delete;
+// a database it cannot serve (in memory, not WAL) keeps fsyncing in COMMIT.
 import { closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,46 @@ describe('the SQLite store’s join batches', () => {
     // Committed, never acknowledged: what a power cut could have taken back.
     expect(reader.prepare('SELECT count(*) FROM entries WHERE id = ?').pluck().get(lost.id)).toBe(1);
     reader.close();
+    (ws as unknown as { fd: number | undefined }).fd = undefined;
+    await store.close();
+  });
+
+  it('a confirm, an accept, a resent confirmation and a delete wait for it too', async () => {
+    const file = join(dir, 'links.db');
+    const store = openSqliteStore(file);
+    const { p, k } = await projectWithKeyIn(store);
+    const ws = (store as unknown as { walSync: WalSync }).walSync;
+    const sqlite = (store as unknown as { sqlite: Database.Database }).sqlite;
+    /** Runs one change and checks that an fdatasync started after it had completed when it resolved. */
+    const checked = async <T>(change: () => Promise<T>) => {
+      const before = ws.started;
+      const result = await change();
+      expect(ws.completed).toBeGreaterThan(before);
+      expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
+      return result;
+    };
+    const pending = entryRow(p.id, { status: 'pending' });
+    expect(await store.insertEntry(pending, k.id)).toBe('inserted');
+    const now = Date.now();
+    await checked(() => store.lifecycle.setConfirmToken(pending.id, 'c'.repeat(64), now, true));
+    expect((await checked(() => store.lifecycle.confirm(p.id, pending.id, now, 0)))?.status).toBe('waiting');
+    const invited = await store.lifecycle.invite(p.id, {
+      sel: { entryIds: [pending.id] },
+      codeHash: () => 'i'.repeat(64),
+      now,
+      expiresAt: now + 60_000,
+    });
+    expect(invited).toBeDefined();
+    expect(await checked(() => store.lifecycle.redeem(p.id, 'i'.repeat(64), now))).toMatchObject({ result: 'accepted' });
+    expect((await checked(() => store.lifecycle.softDelete(p.id, pending.id, now, 0)))?.deletedAt).toBe(now);
+
+    // After a failed fdatasync such a change is refused before it is written.
+    const other = entryRow(p.id, { status: 'pending' });
+    expect(await store.insertEntry(other, k.id)).toBe('inserted');
+    closeSync((ws as unknown as { fd: number }).fd);
+    await expect(store.lifecycle.setConfirmToken(other.id, 'd'.repeat(64), now, false)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.lifecycle.confirm(p.id, other.id, now, 0)).rejects.toThrow(/fsync of the database's log failed/);
+    expect(sqlite.prepare('SELECT status FROM entries WHERE id = ?').pluck().get(other.id)).toBe('pending');
     (ws as unknown as { fd: number | undefined }).fd = undefined;
     await store.close();
   });

@@ -7,6 +7,7 @@ import { writeOutbox } from './outbox.js';
 import type { Counted, EntryRow, PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
 import { Statements } from './statements.js';
+import { durably, type WalSync } from './wal-sync.js';
 
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
 /** The project's referralBoost, read inside the writing transaction. */
@@ -19,6 +20,8 @@ export class SqliteLifecycle implements LifecycleStore {
     private readonly db: Database.Database,
     /** Wakes the outbox dispatcher after a commit that wrote to the outbox. */
     private readonly outboxWritten: () => void = () => {},
+    /** The log's fsync off the event loop (wal-sync.ts), for the changes a subscriber's link makes. */
+    private readonly walSync?: WalSync,
   ) {
     this.statements = new Statements(db);
   }
@@ -40,6 +43,15 @@ export class SqliteLifecycle implements LifecycleStore {
   }
   private tx<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
+  }
+  /**
+   * A transaction whose change a client is answered about from a public route (a confirm or accept
+   * link, a resent confirmation) or the management API's delete: its fsync runs off the event loop, as
+   * a join batch's. (A leave erases with secure_delete and then checkpoints the log on this thread
+   * anyway: it keeps FULL.)
+   */
+  private txDurable<T>(fn: () => T): Promise<T> {
+    return durably(this.db, this.walSync, () => this.tx(fn));
   }
 
   /** Gives `n` consecutive ordinals of the project; answers the first. Call inside a write transaction. */
@@ -281,7 +293,7 @@ export class SqliteLifecycle implements LifecycleStore {
 
   async confirm(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
     let wrote = false;
-    const row = this.tx(() => {
+    const row = await this.txDurable(() => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
       if (!r || r.status !== 'pending') return r;
       this.stmt(`UPDATE entries SET status = 'waiting', confirmed_at = ?, updated_at = ? WHERE id = ?`).run(now, now, entryId);
@@ -295,7 +307,7 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
-    const wrote = this.tx(() => {
+    const wrote = await this.txDurable(() => {
       const n = this.stmt(
         `UPDATE entries SET confirm_token_hash = ?, confirm_sent_at = ?, confirm_resent_at = CASE WHEN ? THEN ? ELSE confirm_resent_at END
          WHERE id = ? AND status = 'pending' AND deleted_at IS NULL`,
@@ -307,7 +319,7 @@ export class SqliteLifecycle implements LifecycleStore {
 
   async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {
     let wrote = false;
-    const row = this.tx(() => {
+    const row = await this.txDurable(() => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE ${LIVE} AND e.id = ?`, projectId, entryId);
       if (!r) return undefined;
       this.stmt('UPDATE entries SET deleted_at = ?, updated_at = ? WHERE id = ?').run(now, now, entryId);
@@ -402,7 +414,7 @@ export class SqliteLifecycle implements LifecycleStore {
 
   async redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome> {
     let wrote = false;
-    const result = this.tx((): RedeemOutcome => {
+    const result = await this.txDurable((): RedeemOutcome => {
       const r = this.row(`SELECT ${COLS} FROM entries e WHERE e.invite_code_hash = ? AND ${LIVE}`, hash, projectId);
       if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };
       if (r.status === 'accepted') return { result: 'used', row: r };

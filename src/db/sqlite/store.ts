@@ -34,7 +34,7 @@ import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { Checkpointer } from './checkpointer.js';
 import { unsynced } from './sync.js';
-import { openWalSync, type WalSync } from './wal-sync.js';
+import { fsyncFailed, openWalSync, type WalSync } from './wal-sync.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
@@ -47,15 +47,6 @@ const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.me
 const DAY_MS = 86_400_000;
 /** Most milliseconds a join batch stays open while each event-loop turn brings more joins (batcher.ts). */
 const JOIN_LINGER_MS = 5;
-
-/** The 503 of every join after an fsync of the log failed (its errno code for the log, no path). */
-function fsyncFailed(err: unknown): DatabaseUnavailableError {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
-  return new DatabaseUnavailableError(`an fsync of the database's log failed${why}; restart the server once the disk is sound`, 1, {
-    cause: err,
-  });
-}
 
 interface PendingJoin {
   row: EntryRow;
@@ -153,7 +144,7 @@ class SqliteStore implements Store {
     this.walSync = openWalSync(sqlite, file);
     this.fts = new FtsIndexer(sqlite, () => this.checkpointer?.running ?? false);
     this.surface = new SqliteSurface(sqlite);
-    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten());
+    this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten(), this.walSync);
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten(), this.walSync && (() => this.durable()));
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);

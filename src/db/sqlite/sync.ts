@@ -1,8 +1,8 @@
 // Commits that need no fsync of their own.
 //
 // The connection runs with synchronous=FULL: every commit that answers a client (a 200 for a change)
-// is fsynced inside COMMIT, before the answer. A join batch commits through here too, and its 201s wait
-// for an fdatasync of the log off the event loop (wal-sync.ts). Writers that acknowledge nothing commit with
+// is fsynced inside COMMIT, before the answer. A join batch (and a subscriber link's change) commits
+// through here too, and its answer waits for an fdatasync of the log off the event loop (wal-sync.ts). Writers that acknowledge nothing commit with
 // synchronous=NORMAL instead (`unsynced`): the commit is written to the WAL but not fsynced. In WAL
 // mode the log is one sequence, so such a commit can only be lost together with everything after it,
 // and the next FULL commit makes it durable too. What a power cut can lose is redone after restart:

@@ -1,4 +1,5 @@
-// A join batch's fsync, off the event loop.
+// A join batch's fsync, off the event loop (and that of the changes a subscriber's link makes:
+// confirm, accept, a resent confirmation, and a management delete; `durably`, used by lifecycle.ts).
 //
 // With synchronous=FULL, SQLite fsyncs the -wal file inside COMMIT: on the server's one connection,
 // in the event loop's thread, so every request waited for the disk once per join batch (8 % of the
@@ -20,6 +21,33 @@
 // acknowledged as durable.
 import { closeSync, fdatasync, fsyncSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { DatabaseUnavailableError } from '../errors.js';
+import { unsynced } from './sync.js';
+
+/** The 503 of every write after an fsync of the log failed (its errno code for the log, no path). */
+export function fsyncFailed(err: unknown): DatabaseUnavailableError {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
+  return new DatabaseUnavailableError(`an fsync of the database's log failed${why}; restart the server once the disk is sound`, 1, {
+    cause: err,
+  });
+}
+
+/**
+ * Runs `fn` (which commits a change a client is answered about) without an fsync in its COMMIT, then
+ * waits for the log's fdatasync off the event loop; without `ws` (or inside another transaction, whose
+ * commit decides), just runs it. After a failed fdatasync it refuses before writing.
+ */
+export async function durably<T>(db: Database.Database, ws: WalSync | undefined, fn: () => T): Promise<T> {
+  if (!ws || db.inTransaction) return fn();
+  if (ws.failure !== undefined) throw fsyncFailed(ws.failure);
+  const result = unsynced(db, fn);
+  await ws.sync().catch((err: unknown) => {
+    throw fsyncFailed(err);
+  });
+  return result;
+}
 
 interface Waiter {
   ticket: number;
