@@ -214,13 +214,15 @@ class SqliteStore implements Store {
           // Committed without an fsync when the log has its own (wal-sync.ts): the 201s wait for it.
           const results = this.walSync ? unsynced(sqlite, () => this.insertBatch.immediate(batch)) : this.insertBatch.immediate(batch);
           this.checkpointer?.committed(); // the log grew: the worker copies it back, off this thread
-          this.fts.soon(); // committed: index the new entries for search, off the join path
           if (this.wroteOutbox) this.outboxWritten(); // committed: wake the dispatcher
           return results;
         }).then(async (results) => {
           // The next batch waits too. Written while this fdatasync runs, it would hold up this one's
           // callback on the one thread: 18 % fewer joins/s with a worse p99 (docs/performance.md, round fifteen).
           if (this.walSync) await this.durable();
+          // Index the new entries for search, off the join path (searches find them queued meanwhile),
+          // 25 ms after their 201s (fts-indexer.ts) rather than mid-fsync: one run covers many batches.
+          this.fts.soon();
           return results;
         }),
       {
