@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, OWNER } from './http.mjs';
-import { hasWrk, jsonLine, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
+import { hasWrk, jsonLine, listening, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -92,17 +92,7 @@ function serve(root) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
-  let out = '';
-  return new Promise((ok, fail) => {
-    const onData = (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok({ url: m[1], child });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => fail(new Error(`${root}: the server exited with ${code}:\n${out}`)));
-  });
+  return listening(child, `${root}: the server`);
 }
 
 /**

@@ -8,7 +8,7 @@
 //   node bench/lifecycle.mjs [--size N] [--database-url URL]
 import { createHash, randomBytes } from 'node:crypto';
 import { COLUMNS, entries, indexQueued } from './seed.mjs';
-import { autocannonJoins, cpuMs, hasWrk, wrkJoins } from './load.mjs';
+import { autocannonJoins, cpuMs, hasWrk, listening, wrkJoins } from './load.mjs';
 import { api, OWNER } from './http.mjs';
 
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
@@ -350,17 +350,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ];
       const child = spawn('node', argv, { env: { ...process.env, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
       children.add(child);
-      let out = '';
-      return new Promise((res, rej) => {
-        const on = (c) => {
-          out += c;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) res({ url: m[1], child });
-        };
-        child.stdout.on('data', on);
-        child.stderr.on('data', on);
-        child.on('exit', (code) => rej(new Error(`server exited ${code}: ${out}`)));
-      });
+      return listening(child);
     },
     async stop(child) {
       if (child.exitCode !== null) return;

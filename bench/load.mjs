@@ -133,3 +133,28 @@ export async function probeHealth(url, until, delayMs = 1000) {
   agent.destroy();
   return lat.sort((a, b) => a - b);
 }
+
+/**
+ * Resolves with `{ url, child }` once the spawned server `child` (stdout and stderr piped) prints
+ * `listening on <url>`; rejects with its output when it exits first, or after `timeoutMs`.
+ */
+export function listening(child, what = 'the server', timeoutMs = 60_000) {
+  let out = '';
+  return new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${out}`)), timeoutMs);
+    const onData = (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl({ url: m[1], child });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code}:\n${out}`));
+    });
+  });
+}

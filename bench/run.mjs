@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPg, seedSqlite } from './seed.mjs';
 import { api, OWNER } from './http.mjs';
-import { cpuMs, hasWrk, jsonLine, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
+import { cpuMs, hasWrk, jsonLine, listening, loaders, probeHealth, quantile, wrkJoins } from './load.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/waitlist.js');
@@ -64,21 +64,7 @@ function startProcess(cmd, argv, env = {}) {
   const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
-  let out = '';
-  return new Promise((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} did not start:\n${out}`)), 60_000);
-    const onData = (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl({ url: m[1], child });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-  });
+  return listening(child, argv.join(' '));
 }
 
 async function stop(child, signal = 'SIGTERM') {

@@ -7,7 +7,7 @@ import { createReadStream, createWriteStream, readFileSync, statSync } from 'nod
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { autocannonJoins } from './load.mjs';
+import { autocannonJoins, listening } from './load.mjs';
 import { api, OWNER } from './http.mjs';
 
 /** Writes an import file of `n` rows shaped like a hosted tool's export (dates in order, a few columns). */
@@ -170,20 +170,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     fmt: (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : String(n)),
     row: (figure, measured, target, baseline, ok) => rows.push({ figure, measured, target, baseline, ok: ok ? 'yes' : 'NO' }),
     rssMb: (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
-    startProcess: (cmd, argv, env) =>
-      new Promise((res, rej) => {
-        const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        children.push(child);
-        let out = '';
-        const on = (c) => {
-          out += c;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) res({ url: m[1], child });
-        };
-        child.stdout.on('data', on);
-        child.stderr.on('data', on);
-        child.on('exit', (code) => rej(new Error(`exited ${code}: ${out}`)));
-      }),
+    startProcess: (cmd, argv, env) => {
+      const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      return listening(child, cmd);
+    },
     stop: async (child) => {
       if (child.exitCode !== null) return;
       const done = once(child, 'exit');

@@ -145,7 +145,7 @@ describe('the SQLite store’s join batches', () => {
       now,
       expiresAt: now + 60_000,
     });
-    expect(invited).toBeDefined();
+    expect(invited.rows.map((r) => r.id)).toEqual([pending.id]);
     expect(await checked(() => store.lifecycle.redeem(p.id, 'i'.repeat(64), now))).toMatchObject({ result: 'accepted' });
     expect((await checked(() => store.lifecycle.softDelete(p.id, pending.id, now, 0)))?.deletedAt).toBe(now);
 

@@ -9,9 +9,9 @@
 //   and if a power cut loses it the entries are simply still queued (WAL keeps it atomic, and the next
 //   join's WAL sync covers it anyway; see sync.ts). Every transaction that answers a client is on disk
 //   before the answer.
-// - Runs are triggered by join batches once on disk (after DELAY_MS, so one run covers many batches), at start-up
-//   (entries queued by an earlier process, a bulk load or another process sharing the file) and every
-//   POLL_MS while idle. A locked database just defers the run.
+// - Runs are triggered by join batches once on disk (after DELAY_MS, so one run covers many batches),
+//   at start-up (entries queued by an earlier process, a bulk load or another process sharing the
+//   file) and every POLL_MS while idle. A locked database just defers the run.
 // - A run only adds a segment: FTS5's automerge is off (migration 0012), because merging inside a run
 //   made about one run in seven take over 5 ms (mostly 10-18) on the event loop. The checkpoint
 //   worker merges in bounded steps off the loop (checkpointer.ts); without a worker (an in-memory

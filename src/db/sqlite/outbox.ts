@@ -23,6 +23,7 @@ import type { Counted, PageArgs, ProjectRow } from '../store.js';
 import * as s from './schema.js';
 import { Statements } from './statements.js';
 import { unsynced } from './sync.js';
+import type { WalSync } from './wal-sync.js';
 
 interface Stmts {
   event: Database.Statement;
@@ -109,8 +110,8 @@ export class SqliteEventStore implements EventStore {
     private readonly sqlite: Database.Database,
     private readonly db: BetterSQLite3Database<typeof s>,
     private readonly written: () => void,
-    /** Resolves once every commit so far is on disk (store.ts), when join batches commit without an fsync. */
-    private readonly durable?: () => Promise<void>,
+    /** The log's fsync (wal-sync.ts), when join batches commit without one of their own. */
+    private readonly walSync?: WalSync,
   ) {
     this.statements = new Statements(sqlite);
   }
@@ -298,7 +299,7 @@ export class SqliteEventStore implements EventStore {
     );
     // A join batch's events are claimable once committed, maybe before its fsync (wal-sync.ts): nothing
     // is sent about an entry a power cut could still take back.
-    if (rows.length) await this.durable?.();
+    if (rows.length) await this.walSync?.durable();
     return this.withContext(rows, lease);
   }
 

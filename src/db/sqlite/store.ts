@@ -34,7 +34,7 @@ import { SqliteLifecycle } from './lifecycle.js';
 import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { Checkpointer } from './checkpointer.js';
 import { unsynced } from './sync.js';
-import { fsyncFailed, openWalSync, type WalSync } from './wal-sync.js';
+import { openWalSync, type WalSync } from './wal-sync.js';
 import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
@@ -145,7 +145,7 @@ class SqliteStore implements Store {
     this.fts = new FtsIndexer(sqlite, () => this.checkpointer?.running ?? false);
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten(), this.walSync);
-    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten(), this.walSync && (() => this.durable()));
+    this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten(), this.walSync);
     this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
     this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
@@ -210,7 +210,7 @@ class SqliteStore implements Store {
       (batch) =>
         withRetry(() => {
           // After a failed fsync nothing more is written: it could not be promised (wal-sync.ts).
-          if (this.walSync?.failure !== undefined) throw fsyncFailed(this.walSync.failure);
+          this.walSync?.assertSound();
           // Committed without an fsync when the log has its own (wal-sync.ts): the 201s wait for it.
           const results = this.walSync ? unsynced(sqlite, () => this.insertBatch.immediate(batch)) : this.insertBatch.immediate(batch);
           this.checkpointer?.committed(); // the log grew: the worker copies it back, off this thread
@@ -219,7 +219,7 @@ class SqliteStore implements Store {
         }).then(async (results) => {
           // The next batch waits too. Written while this fdatasync runs, it would hold up this one's
           // callback on the one thread: 18 % fewer joins/s with a worse p99 (docs/performance.md, round fifteen).
-          if (this.walSync) await this.durable();
+          await this.walSync?.durable();
           // Index the new entries for search, off the join path (searches find them queued meanwhile),
           // 25 ms after their 201s (fts-indexer.ts) rather than mid-fsync: one run covers many batches.
           this.fts.soon();
@@ -232,13 +232,6 @@ class SqliteStore implements Store {
         lingerMs: JOIN_LINGER_MS,
       },
     );
-  }
-
-  /** Resolves once every commit so far is on disk; a failed fsync is a 503, as a full disk is. */
-  private durable(): Promise<void> {
-    return this.walSync!.sync().catch((err: unknown) => {
-      throw fsyncFailed(err);
-    });
   }
 
   // ---- users ----
@@ -548,7 +541,7 @@ class SqliteStore implements Store {
   /** Readiness: takes and drops the write lock without waiting, so a locked or read-only file shows at once. */
   async ping() {
     // Not ready for good after a failed fsync of the log (wal-sync.ts): only a restart clears it.
-    if (this.walSync?.failure !== undefined) throw fsyncFailed(this.walSync.failure);
+    this.walSync?.assertSound();
     const busy = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
     this.sqlite.pragma('busy_timeout = 0');
     try {

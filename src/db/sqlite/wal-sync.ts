@@ -26,7 +26,7 @@ import { DatabaseUnavailableError } from '../errors.js';
 import { unsynced } from './sync.js';
 
 /** The 503 of every write after an fsync of the log failed (its errno code for the log, no path). */
-export function fsyncFailed(err: unknown): DatabaseUnavailableError {
+function fsyncFailed(err: unknown): DatabaseUnavailableError {
   const code = (err as { code?: unknown } | undefined)?.code;
   const why = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
   return new DatabaseUnavailableError(`an fsync of the database's log failed${why}; restart the server once the disk is sound`, 1, {
@@ -41,11 +41,9 @@ export function fsyncFailed(err: unknown): DatabaseUnavailableError {
  */
 export async function durably<T>(db: Database.Database, ws: WalSync | undefined, fn: () => T): Promise<T> {
   if (!ws || db.inTransaction) return fn();
-  if (ws.failure !== undefined) throw fsyncFailed(ws.failure);
+  ws.assertSound();
   const result = unsynced(db, fn);
-  await ws.sync().catch((err: unknown) => {
-    throw fsyncFailed(err);
-  });
+  await ws.durable();
   return result;
 }
 
@@ -84,9 +82,16 @@ export class WalSync {
     this.fd = openSync(`${real}-wal`, 'r');
   }
 
-  /** The error of the fdatasync that failed, if one did: every call since has failed with it. */
-  get failure(): unknown {
-    return this.failed;
+  /** Throws the 503 of a failed fdatasync, if one failed: nothing written since could be promised. */
+  assertSound(): void {
+    if (this.failed !== undefined) throw fsyncFailed(this.failed);
+  }
+
+  /** sync(), with a failure as the 503 every caller answers with (fsyncFailed). */
+  durable(): Promise<void> {
+    return this.sync().catch((err: unknown) => {
+      throw fsyncFailed(err);
+    });
   }
 
   /** Resolves once everything this connection committed before the call is on disk. */
@@ -156,7 +161,7 @@ export class WalSync {
  * The log's fsync for the connection `db` to `file`, or undefined when commits must keep fsyncing
  * themselves: an in-memory database, a journal mode other than WAL, or a log that cannot be opened.
  */
-export function openWalSync(db: { memory: boolean; pragma: (s: string, o: { simple: true }) => unknown }, file: string) {
+export function openWalSync(db: Database.Database, file: string): WalSync | undefined {
   if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
   try {
     return new WalSync(file);
