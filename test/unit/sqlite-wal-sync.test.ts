@@ -27,6 +27,17 @@ function walDatabase(name: string) {
   return { file, db };
 }
 
+/**
+ * Makes the log's next fdatasync fail (EBADF), as a disk error would: closes its descriptor and leaves a
+ * number no open() returns in its place. The closed number itself could be handed to the next file the
+ * process opens (the store's worker, SQLite), and an fdatasync of that file would succeed.
+ */
+function breakLog(ws: WalSync): void {
+  const held = ws as unknown as { fd: number | undefined };
+  closeSync(held.fd!);
+  held.fd = 0x3fffffff;
+}
+
 /** Calls `sync()` and checks, when it resolves, that an fdatasync started after the call has completed. */
 function checkedSync(ws: WalSync) {
   const startedBefore = ws.started;
@@ -63,8 +74,7 @@ describe('WalSync', () => {
     const { file, db } = walDatabase('fail.db');
     const ws = new WalSync(file);
     await ws.sync();
-    // The descriptor closed underneath: the next fdatasync fails (EBADF), as a disk error would.
-    closeSync((ws as unknown as { fd: number }).fd);
+    breakLog(ws);
     await expect(ws.sync()).rejects.toMatchObject({ code: 'EBADF' });
     const started = ws.started;
     await expect(ws.sync()).rejects.toMatchObject({ code: 'EBADF' });
@@ -104,7 +114,7 @@ describe('the SQLite store’s join batches', () => {
     const reader = new Database(file);
     expect((store as unknown as { sqlite: Database.Database }).sqlite.pragma('synchronous', { simple: true })).toBe(2);
 
-    closeSync((ws as unknown as { fd: number }).fd);
+    breakLog(ws);
     const lost = entryRow(project.id);
     await expect(store.insertEntry(lost, key.id)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     // Every later join is refused before it is written.
@@ -152,7 +162,7 @@ describe('the SQLite store’s join batches', () => {
     // After a failed fdatasync such a change is refused before it is written.
     const other = entryRow(p.id, { status: 'pending' });
     expect(await store.insertEntry(other, k.id)).toBe('inserted');
-    closeSync((ws as unknown as { fd: number }).fd);
+    breakLog(ws);
     await expect(store.lifecycle.setConfirmToken(other.id, 'd'.repeat(64), now, false)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(store.lifecycle.confirm(p.id, other.id, now, 0)).rejects.toThrow(/fsync of the database's log failed/);
     expect(sqlite.prepare('SELECT status FROM entries WHERE id = ?').pluck().get(other.id)).toBe('pending');
