@@ -1,4 +1,5 @@
 // Accounts: sign-up (first user, or open sign-up), log-in, and the local admin operations.
+import { createHash } from 'node:crypto';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import bcrypt from 'bcrypt';
 import type { Store, UserRow } from '../db/store.js';
@@ -10,6 +11,19 @@ export const BCRYPT_COST = 10;
 // Compared against when the email is unknown, so both failures take the same time.
 const DUMMY_HASH = bcrypt.hashSync('not-a-real-password', BCRYPT_COST);
 const BAD_LOGIN = 'Invalid email or password';
+
+// bcrypt reads only the first 72 bytes of what it hashes, so two passwords of up to 200 characters that
+// share those bytes would both log in. A longer password is first reduced to a labelled SHA-256 (51
+// characters, every byte of it counted); one of up to 72 bytes goes in as it is, as it always has, so
+// every stored hash stays valid.
+const BCRYPT_MAX_BYTES = 72;
+const bcryptInput = (password: string) =>
+  Buffer.byteLength(password) <= BCRYPT_MAX_BYTES
+    ? password
+    : `sha256:${createHash('sha256').update(password, 'utf8').digest('base64')}`;
+
+/** The bcrypt hash stored for `password` (every character counts, however long it is). */
+export const hashPassword = (password: string) => bcrypt.hash(bcryptInput(password), BCRYPT_COST);
 
 const PLAIN_DOMAIN = /^(?!.*(?:^|\.)xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*$/i;
 
@@ -43,7 +57,7 @@ export async function authStatus(store: Store, openSignup: boolean): Promise<{ s
 export async function signup(store: Store, body: SignupBody, openSignup: boolean): Promise<UserRow> {
   // A closed server answers before the slow hash, so refused sign-ups cost no bcrypt work.
   if (!openSignup && (await store.countUsers()) > 0) throw signupClosed();
-  const passwordHash = await bcrypt.hash(body.password, BCRYPT_COST);
+  const passwordHash = await hashPassword(body.password);
   if (openSignup) return insertUser(store, body, passwordHash);
   // Many concurrent first sign-ups all passed the check above: the store lets exactly one insert.
   const row = userRow(body, passwordHash);
@@ -53,7 +67,7 @@ export async function signup(store: Store, body: SignupBody, openSignup: boolean
 
 /** Inserts a user with a bcrypt-hashed password; 409 email_taken when the email exists. */
 export async function addUser(store: Store, body: SignupBody): Promise<UserRow> {
-  return insertUser(store, body, await bcrypt.hash(body.password, BCRYPT_COST));
+  return insertUser(store, body, await hashPassword(body.password));
 }
 
 function userRow(body: SignupBody, passwordHash: string): UserRow {
@@ -80,7 +94,14 @@ async function insertUser(store: Store, body: SignupBody, passwordHash: string):
 /** Checks email and password; the same 401 for an unknown email and a wrong password. */
 export async function login(store: Store, body: LoginBody): Promise<UserRow> {
   const user = await store.userByEmail(normEmail(body.email));
-  const ok = await bcrypt.compare(body.password, user?.passwordHash ?? DUMMY_HASH);
+  const input = bcryptInput(body.password);
+  let ok = await bcrypt.compare(input, user?.passwordHash ?? DUMMY_HASH);
+  if (user && !ok && input !== body.password && (await bcrypt.compare(body.password, user.passwordHash))) {
+    // A hash made before long passwords were reduced (of their first 72 bytes): accepted as it was then,
+    // and replaced at once by the hash of the whole password, which every later log-in is checked against.
+    await store.setUserPassword(user.id, await hashPassword(body.password), Date.now());
+    ok = true;
+  }
   if (!user || !ok) throw new AppError('unauthorized', BAD_LOGIN);
   return user;
 }
@@ -89,7 +110,7 @@ export async function login(store: Store, body: LoginBody): Promise<UserRow> {
 export async function resetPassword(store: Store, email: string, password: string): Promise<UserRow> {
   const user = await store.userByEmail(normEmail(email));
   if (!user) throw new AppError('not_found', `No user with email ${email}`);
-  await store.setUserPassword(user.id, await bcrypt.hash(password, BCRYPT_COST), Date.now());
+  await store.setUserPassword(user.id, await hashPassword(password), Date.now());
   await store.deleteUserSessions(user.id);
   return user;
 }

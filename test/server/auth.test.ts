@@ -1,5 +1,6 @@
 // Accounts and sessions: signup (closed after the first user, open with --open-signup), login,
 // logout (server-side revocation), cookie flags, Secure behind a trusted HTTPS proxy.
+import bcrypt from 'bcrypt';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,6 +247,44 @@ describe('open signup (--open-signup)', () => {
   it('signup accepts passwords of exactly 8 and 200 characters', async () => {
     ok(await new Client(open.url).post('/api/auth/signup', { email: email(), password: '12345678' }), 201);
     ok(await new Client(open.url).post('/api/auth/signup', { email: email(), password: 'p'.repeat(200) }), 201);
+  });
+
+  it('every character of a long password counts (bcrypt alone reads 72 bytes)', async () => {
+    const mail = email('long');
+    const long = `${'p'.repeat(199)}X`;
+    ok(await new Client(open.url).post('/api/auth/signup', { email: mail, password: long }), 201);
+    for (const wrong of [`${'p'.repeat(199)}Y`, 'p'.repeat(72), 'p'.repeat(199)]) {
+      fails(await new Client(open.url).post('/api/auth/login', { email: mail, password: wrong }), 401, 'unauthorized');
+    }
+    // Multi-byte characters: 36 of them are 72 bytes; the 37th differs.
+    const wide = `${'é'.repeat(36)}ab`;
+    const mail2 = email('wide');
+    ok(await new Client(open.url).post('/api/auth/signup', { email: mail2, password: wide }), 201);
+    fails(await new Client(open.url).post('/api/auth/login', { email: mail2, password: `${'é'.repeat(36)}ac` }), 401, 'unauthorized');
+    ok(await new Client(open.url).post('/api/auth/login', { email: mail2, password: wide }));
+    ok(await new Client(open.url).post('/api/auth/login', { email: mail, password: long }));
+  });
+
+  it('a long password hashed before that (its first 72 bytes) still logs in once, and is then hashed whole', async () => {
+    if (DIALECT !== 'sqlite') return;
+    const mail = email('legacy');
+    const long = `${'q'.repeat(150)}Z`;
+    ok(await new Client(open.url).post('/api/auth/signup', { email: mail, password: long }), 201);
+    const db = new Database(open.dbFile);
+    try {
+      // What earlier versions stored: bcrypt of the raw password (which reads its first 72 bytes).
+      const legacy = await bcrypt.hash(long, 4);
+      db.prepare('UPDATE users SET password_hash = ? WHERE email = ?').run(legacy, mail);
+      ok(await new Client(open.url).post('/api/auth/login', { email: mail, password: long }));
+      const now = (db.prepare('SELECT password_hash FROM users WHERE email = ?').get(mail) as { password_hash: string }).password_hash;
+      expect(now).not.toBe(legacy);
+      expect(now).toMatch(/^\$2[aby]\$\d\d\$/);
+      // Only the whole password logs in from now on.
+      fails(await new Client(open.url).post('/api/auth/login', { email: mail, password: `${'q'.repeat(150)}W` }), 401, 'unauthorized');
+      ok(await new Client(open.url).post('/api/auth/login', { email: mail, password: long }));
+    } finally {
+      db.close();
+    }
   });
 });
 
