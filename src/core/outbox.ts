@@ -2,7 +2,7 @@
 // writes them inside its own transaction is explained at the top of src/db/outbox.ts.
 import { monotonicFactory } from 'ulidx';
 import type { OutboxEmail, OutboxEvent } from '../db/outbox.js';
-import type { EntryRow, ProjectRow } from '../db/store.js';
+import { positionAtInsert, type EntryRow, type ProjectRow } from '../db/store.js';
 import { pooledPrng } from './crypto.js';
 import { AppError } from './errors.js';
 import { entryJson } from './serialize.js';
@@ -38,10 +38,12 @@ const payloadOf = (type: string, projectId: string, data: unknown, now: number) 
     : JSON.stringify({ type, timestamp: new Date(now).toISOString(), projectId, data });
 
 /**
- * An entry event's `data`: the entry as the management API shows it (position null), written straight
- * from the row (entryJson, the same bytes as JSON.stringify(toEntry(row))) and only when called.
+ * An entry event's `data`: the entry as the management API shows it at the change, its position
+ * included (the store gives it for a join or a confirmation, `positionAtInsert`; null unless
+ * waiting), written straight from the row (entryJson, the same bytes as JSON.stringify(toEntry(row,
+ * position))) and only when called.
  */
-export const entryData = (row: EntryRow) => () => new JsonText(entryJson(row));
+export const entryData = (row: EntryRow) => () => new JsonText(entryJson(row, positionAtInsert.get(row)));
 
 /**
  * An event of an entry change that only webhooks read: written only when an enabled webhook of the

@@ -330,9 +330,10 @@ export function escapeLike(s: string): string {
 }
 
 /**
- * The queue position of a row just inserted by `insertEntry`, when the store could give it inside the
- * join's transaction: a new waiting entry is last in the queue, so its position is the waiting count
- * as of its commit (both dialects; SQLite also records null for an entry not waiting). Absent: the
- * caller asks the lifecycle store (`positions`) after the commit.
+ * The queue position of a row just inserted by `insertEntry` (or confirmed by `lifecycle.confirm`),
+ * given by the store inside that transaction, before its outbox rows are built (an event's entry
+ * carries it): a new waiting entry is last in the queue, so its position is the waiting count as of
+ * its commit (both dialects; SQLite also records null for an entry not waiting). Absent: the caller
+ * asks the lifecycle store (`positions`) after the commit.
  */
 export const positionAtInsert = new WeakMap<EntryRow, number | null>();

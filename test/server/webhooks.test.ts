@@ -3,8 +3,9 @@
 // join delivered after a 500 (retry with backoff), the delivery log, manual retry, test ping, 404 for
 // another user's webhook, bad URLs → 400 naming url, SSRF refusal without --allow-private-webhooks
 // (at create, and at send time after a restart without the flag).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fails, ISO_RE, issuePaths, ok } from '../helpers/api.js';
+import { dbQuery, sha256 } from '../helpers/lifecycle.js';
 import { startHookReceiver, waitFor, type HookReceiver } from '../helpers/receivers.js';
 import {
   cleanup,
@@ -28,7 +29,11 @@ let secret = '';
 
 beforeAll(async () => {
   rx = await startHookReceiver();
-  srv = await startServer({ args: ['--allow-private-webhooks', '--open-signup'], env: { WAITLIST_RETRY_SCHEDULE: '1,1,1' } });
+  // SMTP (never reached) so a project may turn double opt-in on.
+  srv = await startServer({
+    args: ['--allow-private-webhooks', '--open-signup'],
+    env: { WAITLIST_RETRY_SCHEDULE: '1,1,1', WAITLIST_SMTP_URL: 'smtp://127.0.0.1:9' },
+  });
   c = await signedUp(srv.url);
   p = await projectWithKey(c);
 });
@@ -79,9 +84,10 @@ describe(`webhooks on ${DIALECT}`, () => {
     expect(got.type).toBe('entry.created');
     expect(got.body).toMatchObject({ type: 'entry.created', projectId: p.projectId, data: { entryId: j.entryId, email, name: 'Hook' } });
     expect(got.body.timestamp).toMatch(ISO_RE);
-    // The payload's entry is the management API's, field for field (its position is not in events).
+    // The payload's entry is the management API's, field for field, its position at the join included.
     const shown = ok(await c.get(`/api/project/${p.projectId}/waitlist/${j.entryId}`));
-    expect(got.body.data).toEqual({ ...shown, position: null });
+    expect(j.position).toBeGreaterThanOrEqual(1);
+    expect(got.body.data).toEqual({ ...shown, position: j.position });
     expect(got.id).toMatch(/^evt_/);
     expect(got.headers['webhook-signature']).toMatch(/^v1,/);
     expect(rx.attempts.get(got.id)).toBe(2);
@@ -118,6 +124,33 @@ describe(`webhooks on ${DIALECT}`, () => {
       nextAttemptAt: null,
     });
     expect(d.deliveryId).toMatch(/^dlv_/);
+  });
+
+  it('an entry event carries the position the management API shows at its change (created, confirmed)', async () => {
+    const q = await projectWithKey(c);
+    const rx2 = await startHookReceiver(); // its own secret
+    rx2.setSecret(ok(await c.post(`/api/project/${q.projectId}/webhooks`, { url: rx2.url }), 201).secret);
+    onTestFinished(() => rx2.close());
+    const data = async (id: string, type: string) =>
+      (await waitFor(() => rx2.received.find((m) => m.type === type && m.body.data.entryId === id), 20_000, type)).body.data;
+    const a = ok(await postJoin(srv.url, q.slug, q.key, { email: uniqueEmail('pos') }), 201);
+    const b = ok(await postJoin(srv.url, q.slug, q.key, { email: uniqueEmail('pos') }), 201);
+    expect([a.position, b.position]).toEqual([1, 2]);
+    expect((await data(a.entryId, 'entry.created')).position).toBe(1);
+    const createdB = await data(b.entryId, 'entry.created');
+    expect(createdB.position).toBe(2);
+    expect(createdB).toEqual(ok(await c.get(`/api/project/${q.projectId}/waitlist/${b.entryId}`)));
+    // Double opt-in: a pending entry has no place yet; its confirmation gives it one (behind a and b).
+    ok(await c.put(`/api/project/${q.projectId}/settings`, { doubleOptIn: true }));
+    const d = ok(await postJoin(srv.url, q.slug, q.key, { email: uniqueEmail('pos') }), 201);
+    expect(d).toMatchObject({ status: 'pending', position: null });
+    expect(await data(d.entryId, 'entry.created')).toMatchObject({ status: 'pending', position: null });
+    const token = `confirm-${d.entryId}`;
+    await dbQuery(srv, 'UPDATE entries SET confirm_token_hash = ? WHERE id = ?', [sha256(token), d.entryId]);
+    ok(await new Client(srv.url).post(`/v1/waitlist/${q.slug}/confirm`, { token }));
+    const confirmed = await data(d.entryId, 'entry.confirmed');
+    expect(confirmed).toMatchObject({ status: 'waiting', position: 3 });
+    expect(confirmed).toEqual(ok(await c.get(`/api/project/${q.projectId}/waitlist/${d.entryId}`)));
   });
 
   it('sends a test ping and retries a delivery on demand', async () => {

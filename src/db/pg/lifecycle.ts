@@ -9,7 +9,7 @@ import type { Exec } from './named.js';
 import { quote, unnestOf } from './bulk.js';
 import { writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
-import type { Counted, EntryRow, PageArgs } from '../store.js';
+import { positionAtInsert, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import * as s from './schema.js';
 
 type Db = NodePgDatabase<typeof s>;
@@ -357,6 +357,8 @@ export class PgLifecycle implements LifecycleStore {
         .where(eq(s.entries.id, entryId))
         .returning();
       await creditIn(tx, projectId, r.referredBy, 1);
+      // entry.confirmed carries the entry's place in the queue as of this commit (the queue is locked).
+      if (outbox) positionAtInsert.set(u as EntryRow, await this.positionOf(tx, projectId, u!.k, u!.ordinal));
       wrote = await this.out(tx, outbox, u as EntryRow);
       return u as EntryRow;
     });

@@ -334,9 +334,9 @@ class PgStore implements Store {
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
     // the referral credits of rows that enter the queue as waiting, and their outbox rows. Three round
-    // trips: BEGIN with the ordinal reservations and the projects' webhook subscriptions, the INSERT,
-    // and the events (when a webhook subscribes, or for notices) with the keys' last use, the new
-    // positions and COMMIT; a fourth for its emails only when it queues some. Each
+    // trips: BEGIN with the ordinal reservations, the projects' webhook subscriptions and waiting
+    // totals, the INSERT, and the events (when a webhook subscribes, or for notices) with the keys'
+    // last use and COMMIT; a fourth for its emails only when it queues some. Each
     // round trip waits for the event loop to read its answer between the turns that serve requests,
     // so fewer of them hold the ordinal lock for fewer turns (docs/performance.md, rounds twelve and
     // thirteen). The first and last are simple queries of several statements with their values
@@ -351,15 +351,24 @@ class PgStore implements Store {
     const byProject = new Map<string, PendingJoin[]>();
     for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
     const projects = [...byProject.keys()].sort(); // rows locked in this order: no deadlock between batches
-    // BEGIN, the ordinal reservations, and the webhook subscriptions of the batch's projects (so a
-    // batch whose events no webhook wants sends no outbox statement): one round trip.
+    // BEGIN, the ordinal reservations, the webhook subscriptions of the batch's projects (so a batch
+    // whose events no webhook wants sends no outbox statement), and the waiting totals of the projects
+    // the batch may add waiting entries to: one round trip. The totals are read under the ordinal row's
+    // lock, which every write that moves a queue takes first (lifecycle.ts), so they hold until COMMIT.
+    const queued = projects.filter((id) => byProject.get(id)!.some((p) => p.row.status === 'waiting'));
     const opened = (await client.query(
       `BEGIN; INSERT INTO entry_ordinals(project_id, last)
        VALUES ${projects.map((id) => `(${literal(id)}, ${integer(byProject.get(id)!.length)})`).join(', ')}
        ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last;
-       ${subscriptionsOf(projects)}`,
+       ${subscriptionsOf(projects)}${
+         queued.length
+           ? `; SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups
+              WHERE project_id IN (${queued.map(literal).join(', ')}) GROUP BY project_id`
+           : ''
+       }`,
     )) as unknown as pg.QueryResult[];
     const heard = heardOf(opened[2]!.rows as { project_id: string; type: string }[]);
+    const before = (opened[3]?.rows ?? []) as { project_id: string; n: string }[];
     for (const r of opened[1]!.rows as { project_id: string; last: string }[]) {
       const rows = byProject.get(r.project_id)!;
       let next = Number(r.last) - rows.length + 1;
@@ -391,6 +400,11 @@ class PgStore implements Store {
       const referredBy = new Map(inserted.rows.map((r) => [r.id, r.referred_by ?? null]));
       for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
     }
+    // Before the outbox rows are built: an entry.created payload carries the new entry's position.
+    const waiting = [...byProject.values()]
+      .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
+      .filter((group) => group.length > 0);
+    this.newPositions(waiting, before);
     const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
     // The events someone reads (a webhook subscribes, or sign-up notices) go with the closing
     // statements below, as literals: no round trip of their own. Emails (welcome or confirmation,
@@ -408,33 +422,26 @@ class PgStore implements Store {
     for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
     const touch = `UPDATE api_keys AS k SET last_used_at = u.at
        FROM (VALUES ${[...latest].map(([id, at]) => `(${literal(id)}, ${integer(at)}::bigint)`).join(', ')}) AS u(id, at) WHERE k.id = u.id`;
-    const waiting = [...byProject.values()]
-      .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
-      .filter((group) => group.length > 0);
-    const totals = waiting.length
-      ? `SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups
-         WHERE project_id IN (${waiting.map((g) => literal(g[0]!.row.projectId)).join(', ')}) GROUP BY project_id`
-      : undefined;
-    const closing = [events.length ? eventsInsertText(events) : undefined, touch, totals, 'COMMIT'].filter((q) => q !== undefined);
-    const closed = (await client.query(closing.join('; '))) as unknown as pg.QueryResult[];
-    if (totals) this.newPositions(waiting, closed[closing.indexOf(totals)]!.rows as { project_id: string; n: string }[]);
+    const closing = [events.length ? eventsInsertText(events) : undefined, touch, 'COMMIT'].filter((q) => q !== undefined);
+    await client.query(closing.join('; '));
     return { ids, wrote };
   }
 
   /**
-   * The exact positions of the batch's new waiting entries, as of its commit, given to their 201s
-   * through `positionAtInsert` (as the SQLite store does) so they need no position query. The totals
-   * were read by the batch while it held each project's queue lock (its ordinal row), and a new
-   * entry's k is its ordinal, above every earlier entry's ordinal and so above their k: the new entries
-   * are the last of the waiting queue, in ordinal order, and the i-th of n new ones is at waiting
-   * total − n + i (1-based).
+   * The exact positions of the batch's new waiting entries, as of its commit, given to their 201s and
+   * entry.created payloads through `positionAtInsert` (as the SQLite store does) so they need no
+   * position query. The totals were read before the INSERT, under each project's queue lock (its
+   * ordinal row), which no other queue write can take before this COMMIT. A new entry's k is its
+   * ordinal, above every earlier entry's ordinal and so above their k: the new entries join the end of
+   * the waiting queue in ordinal order, and the i-th of them is at the total before + i (1-based).
+   * Referral credits in the INSERT move referrers, never the count.
    */
   private newPositions(waiting: PendingJoin[][], totalRows: { project_id: string; n: string }[]) {
     const totals = new Map(totalRows.map((x) => [x.project_id, Number(x.n)]));
     for (const rows of waiting) {
-      const total = totals.get(rows[0]!.row.projectId) ?? 0;
+      const before = totals.get(rows[0]!.row.projectId) ?? 0;
       rows.sort((a, b) => a.row.ordinal - b.row.ordinal);
-      for (const [i, p] of rows.entries()) positionAtInsert.set(p.row, total - rows.length + i + 1);
+      for (const [i, p] of rows.entries()) positionAtInsert.set(p.row, before + i + 1);
     }
   }
 

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { writeOutbox } from './outbox.js';
-import type { Counted, EntryRow, PageArgs } from '../store.js';
+import { positionAtInsert, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
 import { Statements } from './statements.js';
 import { durably, type WalSync } from './wal-sync.js';
@@ -299,6 +299,8 @@ export class SqliteLifecycle implements LifecycleStore {
       this.stmt(`UPDATE entries SET status = 'waiting', confirmed_at = ?, updated_at = ? WHERE id = ?`).run(now, now, entryId);
       this.creditSync(projectId, r.referredBy, 1);
       const after = this.row(`SELECT ${COLS} FROM entries e WHERE e.id = ?`, entryId)!;
+      // entry.confirmed carries the entry's place in the queue as of this commit.
+      if (outbox) positionAtInsert.set(after, this.positionSync(projectId, after.k, after.ordinal));
       wrote = this.out(outbox, after);
       return after;
     });
