@@ -5,27 +5,19 @@
 // to another project or kept past its expiry. The HMAC key is one random secret kept in the database
 // (server_secrets), so every instance issues and accepts the same challenges; each solution is
 // recorded in captcha_solutions until its expiry, so it is accepted once across all instances.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createChallenge, extractParams } from 'altcha-lib/v1';
 import type { ProjectRow, Store } from '../db/store.js';
 import { invalidField } from './errors.js';
+import { serverKey } from './server-keys.js';
 import { featureSettings } from './settings.js';
 
 /** How long a challenge may be solved and used. */
 export const CHALLENGE_TTL_MS = 10 * 60_000;
 const SECRET_NAME = 'captcha-hmac-v1';
 
-const keys = new WeakMap<Store, Promise<string>>();
 /** The server-wide HMAC key (created by whichever instance needs it first). */
-function hmacKey(store: Store): Promise<string> {
-  let k = keys.get(store);
-  if (!k) {
-    k = store.serverSecret(SECRET_NAME, () => randomBytes(32).toString('hex'));
-    k.catch(() => keys.delete(store)); // a database hiccup must not poison the cache
-    keys.set(store, k);
-  }
-  return k;
-}
+const hmacKey = (store: Store) => serverKey(store, SECRET_NAME);
 
 export interface AltchaChallenge {
   algorithm: 'SHA-256';

@@ -4,7 +4,7 @@ import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
-import { newReferralCode, newSecret, secretHash } from './lifecycle.js';
+import { confirmTokenOf, newReferralCode, newSecret, secretHash } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { featureSettings } from './settings.js';
@@ -34,9 +34,10 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
   const statusToken = newSecret();
-  const confirmToken = settings.doubleOptIn ? newSecret() : null;
+  const id = newId('ent');
+  const confirmToken = settings.doubleOptIn ? await confirmTokenOf(store, id, now) : null;
   const row: EntryRow = {
-    id: newId('ent'),
+    id,
     projectId: ctx.projectId,
     email: body.email,
     emailNorm: normEmail(body.email),

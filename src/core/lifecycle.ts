@@ -1,6 +1,8 @@
 // The waitlist lifecycle (LIFECYCLE.md): what a join gets (status, referral code, status token),
 // confirmation, the subscriber's own view and leave, positions for the management API, stats.
-// Tokens are 256-bit random strings after a time prefix; only their SHA-256 (with the prefix) is stored.
+// Tokens are 256-bit random strings after a time prefix (a confirmation token: an HMAC of the entry's
+// id, so a resend repeats it); only their SHA-256 (with the prefix) is stored.
+import { createHmac } from 'node:crypto';
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
@@ -9,6 +11,7 @@ import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
 import { toEntry } from './serialize.js';
+import { serverKey } from './server-keys.js';
 import { featureSettings } from './settings.js';
 
 const MIN_MS = 60_000;
@@ -28,6 +31,19 @@ export const timePrefix = (now = Date.now()) => now.toString(36).padStart(TIME_C
 
 /** A fresh secret for a subscriber link or invite: the time prefix and 256 random bits (base64url). */
 export const newSecret = () => timePrefix() + randomToken(32);
+
+const CONFIRM_KEY = 'confirm-token-hmac-v1';
+/**
+ * An entry's confirmation token: its join time's prefix and an HMAC-SHA256 of its id under a
+ * server-wide key (256 bits, base64url), stored only as a hash like every other secret. Derived rather
+ * than drawn, so a resent confirmation carries the same link as the first: whichever of its emails the
+ * subscriber opens works. A new entry (the same email joining again after leaving) has a new id, so a
+ * new token.
+ */
+export async function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
+  const key = await serverKey(store, CONFIRM_KEY);
+  return timePrefix(joinedAt) + createHmac('sha256', key).update(entryId).digest('base64url');
+}
 const PREFIXED_SECRET = /^[0-9a-z]{9}[\w-]{43}$/;
 /**
  * What is stored, and looked up, for a secret: its time prefix and its SHA-256 (hex), so the hashes'
@@ -220,7 +236,7 @@ export async function leave(store: Store, project: ProjectRow, token: string): P
  * stored), so this email carries the confirm link only.
  */
 export async function sendConfirmation(store: Store, project: ProjectRow, row: EntryRow, base: string, resent: boolean) {
-  const token = newSecret();
+  const token = await confirmTokenOf(store, row.id, row.createdAt);
   const now = Date.now();
   const confirmUrl = `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`;
   await store.lifecycle.setConfirmToken(row.id, secretHash(token), now, resent, {

@@ -91,6 +91,12 @@ export function effectiveTemplates(rows: TemplateRow[]): Record<EmailTemplate, T
 }
 
 const plain = { escape: (v: unknown) => String(v) };
+// The HTML part escapes what can end text or a quoted attribute (& < > " ' and `), not Mustache's
+// default `/` and `=` as well: links stay as written (`https://…/confirm?token=…`), which mail clients
+// and whatever scans the HTML for a link read as they are. A variable inside an attribute must be
+// quoted (the default templates do).
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const html = { escape: (v: unknown) => String(v).replace(/[&<>"'`]/g, (c) => HTML_ESCAPES[c]!) };
 
 /** Renders one email; the subject has its line breaks removed (header injection). */
 export function renderEmail(t: TemplateParts, vars: EmailVars): TemplateParts {
@@ -100,7 +106,7 @@ export function renderEmail(t: TemplateParts, vars: EmailVars): TemplateParts {
       .trim()
       .slice(0, 300),
     text: Mustache.render(t.text, vars, {}, plain),
-    html: Mustache.render(t.html, vars),
+    html: Mustache.render(t.html, vars, {}, html),
   };
 }
 

@@ -18,9 +18,7 @@ const BAD_LOGIN = 'Invalid email or password';
 // every stored hash stays valid.
 const BCRYPT_MAX_BYTES = 72;
 const bcryptInput = (password: string) =>
-  Buffer.byteLength(password) <= BCRYPT_MAX_BYTES
-    ? password
-    : `sha256:${createHash('sha256').update(password, 'utf8').digest('base64')}`;
+  Buffer.byteLength(password) <= BCRYPT_MAX_BYTES ? password : `sha256:${createHash('sha256').update(password, 'utf8').digest('base64')}`;
 
 /** The bcrypt hash stored for `password` (every character counts, however long it is). */
 export const hashPassword = (password: string) => bcrypt.hash(bcryptInput(password), BCRYPT_COST);

@@ -91,13 +91,16 @@ describe('double opt-in', () => {
       'SELECT confirm_token_hash, confirm_resent_at FROM entries WHERE id = ?',
       [a.entryId],
     );
-    expect(after1[0]!.confirm_token_hash).not.toBe(before[0]!.confirm_token_hash);
+    // The same link again (the token is derived from the entry): the first email's link keeps working.
+    expect(after1[0]!.confirm_token_hash).toBe(before[0]!.confirm_token_hash);
     expect(after1[0]!.confirm_resent_at).not.toBeNull();
     fails(await postJoin(server.url, p.slug, p.key, { email }), 409, 'email_taken');
     const after2 = await dbQuery<{ confirm_token_hash: string }>(server, 'SELECT confirm_token_hash FROM entries WHERE id = ?', [
       a.entryId,
     ]);
-    expect(after2[0]!.confirm_token_hash).toBe(after1[0]!.confirm_token_hash); // throttled
+    expect(after2[0]!.confirm_token_hash).toBe(after1[0]!.confirm_token_hash);
+    const resent = await dbQuery<{ confirm_resent_at: number }>(server, 'SELECT confirm_resent_at FROM entries WHERE id = ?', [a.entryId]);
+    expect(resent[0]!.confirm_resent_at).toBe(after1[0]!.confirm_resent_at); // throttled: not sent again
     const rows = await dbQuery(server, 'SELECT id FROM entries WHERE email = ?', [email]);
     expect(rows).toHaveLength(1);
   });

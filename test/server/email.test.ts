@@ -103,6 +103,34 @@ describe(`email on ${DIALECT}`, () => {
     expect(reset.welcome.custom).toBe(false);
   });
 
+  it('double opt-in: a confirmation email with the confirm link; a re-join resends the same link, throttled', async () => {
+    const q = await projectWithKey(c, 'Opt In Club');
+    ok(await c.put(`/api/project/${q.projectId}/settings`, { doubleOptIn: true }));
+    const email = uniqueEmail('optin');
+    const j = ok(await postJoin(srv.url, q.slug, q.key, { email, name: 'Ada' }), 201);
+    expect(j).toMatchObject({ status: 'pending', position: null });
+    const [first] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'confirmation email');
+    const linkRe = new RegExp(`https://wl\\.example\\.com/w/${q.slug}/confirm\\?token=([\\w%-]+)`);
+    const link = linkRe.exec(first!.text ?? '');
+    expect(link, first!.text).not.toBeNull();
+    expect(first!.html).toContain(link![0]);
+    // It also carries the subscriber's leave link.
+    expect(first!.text).toContain(`https://wl.example.com/w/${q.slug}/leave?token=`);
+    // Joining again while pending: 409, and the confirmation again, with the same link.
+    fails(await postJoin(srv.url, q.slug, q.key, { email }), 409, 'email_taken');
+    const second = (await waitFor(() => mailsTo(email).length >= 2 && mailsTo(email), 15_000, 'resent confirmation'))[1]!;
+    expect(linkRe.exec(second.text ?? '')?.[1]).toBe(link![1]);
+    // A third re-join within 10 minutes sends nothing more.
+    fails(await postJoin(srv.url, q.slug, q.key, { email }), 409, 'email_taken');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(mailsTo(email)).toHaveLength(2);
+    const token = decodeURIComponent(link![1]!);
+    const confirmed = ok(await c.post(`/v1/waitlist/${q.slug}/confirm`, { token }));
+    expect(confirmed).toMatchObject({ email, status: 'waiting', position: 1, total: 1 });
+    ok(await c.post(`/v1/waitlist/${q.slug}/confirm`, { token })); // again: 200
+    expect(ok(await c.get(`/api/project/${q.projectId}/waitlist/${j.entryId}`))).toMatchObject({ status: 'waiting', position: 1 });
+  });
+
   it('adds one-click List-Unsubscribe headers when the email has a leave link', async () => {
     const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'x@example.com' });
     const leave = 'https://wl.example.com/w/rocket/leave?token=abc';

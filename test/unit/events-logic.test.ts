@@ -116,7 +116,9 @@ describe('templates', () => {
   it('escape HTML in the HTML part only, and keep subjects on one line', () => {
     const r = renderEmail(DEFAULT_TEMPLATES.welcome, { projectName: 'A & B', name: '<i>x</i>', leaveUrl: 'https://s/leave?token=a&b=1' });
     expect(r.subject).toBe("You're on the A & B waitlist");
-    expect(r.html).toContain('&lt;i&gt;x&lt;&#x2F;i&gt;');
+    expect(r.html).toContain('&lt;i&gt;x&lt;/i&gt;');
+    // Links stay as written in the HTML part (only & < > " ' ` are escaped).
+    expect(r.html).toContain('href="https://s/leave?token=a&amp;b=1"');
     expect(r.text).toContain('<i>x</i>');
     expect(r.text).toContain('https://s/leave?token=a&b=1');
     expect(renderEmail({ subject: 'Hi {{name}}', text: '', html: '' }, { name: 'a\r\nBcc: evil@x.io' }).subject).toBe(
