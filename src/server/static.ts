@@ -29,9 +29,11 @@ export const DASHBOARD_CSP = [
 export function dashboardRoutes(app: Polka<Req>, dir = WEB_DIR) {
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) {
-    app.get('/', () => {
+    const notBuilt = () => {
       throw new AppError('not_found', 'The dashboard is not built: run `npm run build`');
-    });
+    };
+    app.get('/', notBuilt);
+    app.head('/', notBuilt);
     return;
   }
   const index = readFileSync(indexFile);

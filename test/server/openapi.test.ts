@@ -98,7 +98,7 @@ describe('GET /openapi.json', () => {
     const known = new Map<string, string>();
     for (const r of ROUTES) known.set(key(r.method, r.path), `${r.method.toUpperCase()} ${r.path}`);
     const stale = [...known].filter(([k]) => !appRoutes.includes(k)).map(([, name]) => name);
-    // Pages left out on purpose (the dashboard registers HEAD / only when it is built).
+    // Routes left out on purpose (none today).
     for (const r of NOT_IN_DOCUMENT) known.set(key(r.method, r.path), `${r.method.toUpperCase()} ${r.path}`);
     const missing = appRoutes.filter((k) => !known.has(k));
     expect(missing, 'routes of the app missing from src/server/openapi/routes.ts (add them to ROUTES)').toEqual([]);

@@ -1,7 +1,7 @@
 // Every HTTP route of the server, for the OpenAPI document (GET /openapi.json) and its page (GET /docs).
 //
-// ADDING A ROUTE: when you add `app.<method>(path, …)` anywhere, add one entry to ROUTES below (or, for a
-// page that is not API, to NOT_IN_DOCUMENT). That is the only step: the document, the /docs page and the
+// ADDING A ROUTE: when you add `app.<method>(path, …)` anywhere, add one entry to ROUTES below (a page for
+// people goes in PAGES, built with `page`). That is the only step: the document, the /docs page and the
 // tests pick it up. test/server/openapi.test.ts fails while a route of the app is missing here (or an
 // entry here names a route the app lacks), and validates the document with a real OpenAPI validator.
 // Most entries are one call of a builder for their shape (`onProject`, `listOnProject`, `route`,
@@ -76,6 +76,7 @@ import type { AltchaChallenge } from '../../core/captcha.js';
 import type { ImportResult } from '../../core/import/run.js';
 import { importQuery } from '../routes/import.js';
 import { tokenQuery } from '../routes/subscriber.js';
+import { PAGES } from './pages.js';
 
 // Response schemas of types the contract cannot import (they live in the server's core): checked here.
 agree<Same<z.output<typeof importResultSchema>, ImportResult>>();
@@ -116,6 +117,11 @@ export interface ApiRoute {
     description?: string;
   };
   /**
+   * A page for people (HTML, a script): its error answers are described by this text (pages answer them
+   * as pages) instead of the implied envelope codes; `errors` still lists any answered as the envelope.
+   */
+  page?: string;
+  /**
    * Error codes this route answers beyond the implied ones (document.ts adds: `auth` → unauthorized, a body →
    * invalid_json/validation_failed/payload_too_large/unsupported_media_type, /api → forbidden, internal and
    * service_unavailable).
@@ -155,22 +161,11 @@ function preflight(path: string, id: string, tag: string, summary = 'CORS prefli
   return { method: 'options', path, id, tag, summary, auth: 'none', ok: { status: 204, empty: true, description } };
 }
 
-/** Routes of the app that are pages for people, not API: left out of the document on purpose. */
-export const NOT_IN_DOCUMENT: { method: Method; path: string; why: string }[] = [
-  { method: 'get', path: '/', why: 'the dashboard (HTML)' },
-  { method: 'head', path: '/', why: 'the dashboard (HTML)' },
-  { method: 'get', path: '/docs', why: 'this document rendered as HTML' },
-  { method: 'get', path: '/w/:slug', why: 'hosted sign-up page (HTML)' },
-  { method: 'post', path: '/w/:slug', why: 'hosted sign-up page form post (HTML, 303)' },
-  { method: 'get', path: '/w/:slug/challenge', why: 'hosted page proof-of-work challenge' },
-  { method: 'get', path: '/widget.js', why: 'the embeddable widget script' },
-  { method: 'head', path: '/widget.js', why: 'the embeddable widget script' },
-  { method: 'get', path: '/w/:slug/status', why: 'subscriber page (HTML)' },
-  { method: 'get', path: '/w/:slug/confirm', why: 'subscriber page (HTML)' },
-  { method: 'post', path: '/w/:slug/confirm', why: 'subscriber page form post (HTML)' },
-  { method: 'get', path: '/w/:slug/leave', why: 'subscriber page (HTML)' },
-  { method: 'post', path: '/w/:slug/leave', why: 'subscriber page form post, RFC 8058 one-click unsubscribe' },
-];
+/**
+ * Routes of the app left out of the document on purpose, with why. None today: the pages for people
+ * are in ROUTES too (tag `Pages`), as HTML (or script) answers.
+ */
+export const NOT_IN_DOCUMENT: { method: Method; path: string; why: string }[] = [];
 
 export const ROUTES: ApiRoute[] = [
   // ---- service ----
@@ -587,4 +582,7 @@ export const ROUTES: ApiRoute[] = [
     ok: { status: 200, data: importResultSchema },
     errors: ['validation_failed', ...PROJECT, 'payload_too_large', 'unsupported_media_type'],
   },
+
+  // ---- pages for people (HTML), at the end of the document ----
+  ...PAGES,
 ];
