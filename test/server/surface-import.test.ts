@@ -40,6 +40,10 @@ describe('hosted-tool exports import without editing', () => {
       { line: 14, message: expect.stringMatching(/^Removed on the previous tool/) },
     ]);
     expect(r.duplicates).toBe(1); // line 7 repeats line 6 in capitals
+    // The first line of a repeated email is kept (line 7 has an earlier date, and is still the repeat).
+    const kept = (await all(p)).filter((e) => e.email.toLowerCase() === 'jurgen.torvalds4@example.com');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ email: 'jurgen.torvalds4@example.com', name: 'Jürgen Torvalds' });
     expect(r.imported).toBe(40 - 1 - 2); // 40 rows after the header
     expect(r.invalidCount).toBe(2);
     const zoe = await byEmail(p, 'zoe.torvalds0@example.com');

@@ -69,9 +69,12 @@ export async function importStream(
   const seen = opts.dryRun ? new Set<string>() : null; // a dry run finds in-file duplicates itself
   const flush = async () => {
     if (!batch.length) return;
-    // Queue places (join ordinals) are given in createdAt order within each batch, after every entry
-    // already there; files in date order (the usual export) keep their order exactly.
-    const rows = batch.sort((a, b) => a.createdAt - b.createdAt);
+    // Of one email repeated within the batch the first line is kept (earlier batches were written
+    // first, so across batches too); then queue places (join ordinals) are given in createdAt order.
+    const firsts = new Map<string, EntryRow>();
+    for (const r of batch) if (!firsts.has(r.emailNorm)) firsts.set(r.emailNorm, r);
+    result.duplicates += batch.length - firsts.size;
+    const rows = [...firsts.values()].sort((a, b) => a.createdAt - b.createdAt);
     batch = [];
     if (!seen) {
       const n = await store.importEntries(rows);
