@@ -115,6 +115,35 @@ describe('join, statuses and positions', () => {
     expect((await entry(p.projectId, es[4].entryId)).position).toBe(1);
   });
 
+  it('a refused duplicate (join or import row) takes no join ordinal: a boost counts places among entries created', async () => {
+    const p = await setup({ referralBoost: 2 });
+    const a = await join(p);
+    const b = await join(p);
+    for (let i = 0; i < 3; i++) fails(await postJoin(server.url, p.slug, p.key, { email: a.email }), 409, 'email_taken');
+    // Many at once (one batch): every one a 409, and none takes an ordinal.
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () => postJoin(server.url, p.slug, p.key, { email: ` ${b.email.toUpperCase()} ` })),
+    );
+    expect(burst.map((r) => r.status)).toEqual(Array(12).fill(409));
+    const c = await join(p);
+    const d = await join(p, { ref: c.referralCode });
+    // c: ordinal 3, k = 3 - 2 = 1: level with a (ordinal 1, first), ahead of b.
+    const order = ok(await admin.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=100`));
+    expect(order.items.map((x: { entryId: string }) => x.entryId)).toEqual([a.entryId, c.entryId, b.entryId, d.entryId]);
+    // An import whose rows repeat the list (and each other) gives ordinals only to the rows it adds.
+    const csv = `email,createdAt\n${a.email},2025-01-01T00:00:00Z\nnew1@example.com,2025-01-02T00:00:00Z\nNEW1@example.com,2025-01-03T00:00:00Z\nnew2@example.com,2025-01-04T00:00:00Z\n`;
+    const imported = await admin.req('POST', `/api/project/${p.projectId}/import?format=csv`, csv, { 'content-type': 'text/csv' });
+    expect(ok(imported)).toMatchObject({ imported: 2, duplicates: 2 });
+    const e = await join(p);
+    const ordinals = await dbQuery<{ ordinal: number | string }>(
+      server,
+      'SELECT ordinal FROM entries WHERE project_id = ? ORDER BY ordinal',
+      [p.projectId],
+    );
+    expect(ordinals.map((r) => Number(r.ordinal))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await entry(p.projectId, e.entryId)).position).toBe(7);
+  });
+
   it('list filters by status and validates status/sort; export carries the new fields', async () => {
     const p = await setup();
     const a = await join(p);

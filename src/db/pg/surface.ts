@@ -55,32 +55,45 @@ export class PgSurface {
     { fatal: pgUnavailable },
   );
 
-  async liveEmailNorms(projectId: string, norms: string[]): Promise<string[]> {
+  /** Which of `norms` are on the project's list (inside `conn`'s transaction when given). */
+  async liveEmailNorms(projectId: string, norms: string[], conn: Pick<NodePgDatabase<typeof s>, 'execute'> = this.db): Promise<string[]> {
     if (!norms.length) return [];
-    const rows = await this.db
-      .select({ e: s.entries.emailNorm })
-      .from(s.entries)
-      .where(
-        sql`${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
-      );
-    return rows.map((r) => r.e);
+    const r = await conn.execute<{ email_norm: string }>(
+      sql`SELECT ${s.entries.emailNorm} AS email_norm FROM ${s.entries}
+          WHERE ${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
+    );
+    return r.rows.map((x) => x.email_norm);
   }
 
   async importEntries(rows: EntryRow[]): Promise<number> {
     if (!rows.length) return 0;
     return this.db.transaction(async (tx) => {
-      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
-      let next = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
-      for (const r of rows) {
+      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins),
+      // only to rows that will be inserted: the queue lock first, then the list's emails read under it
+      // (no other transaction adds an entry to the project meanwhile); of an email repeated in the
+      // batch the first row is kept.
+      const projectId = rows[0]!.projectId;
+      await reserveOrdinalsIn(tx, projectId, 0);
+      const taken = new Set(
+        await this.liveEmailNorms(
+          projectId,
+          rows.map((r) => r.emailNorm),
+          tx,
+        ),
+      );
+      const fresh = rows.filter((r) => !taken.has(r.emailNorm) && taken.add(r.emailNorm));
+      if (!fresh.length) return 0;
+      let next = await reserveOrdinalsIn(tx, projectId, fresh.length);
+      for (const r of fresh) {
         r.ordinal = next++;
         r.k = r.ordinal;
       }
       let n = 0;
-      for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+      for (let i = 0; i < fresh.length; i += IMPORT_CHUNK) {
         const r = await tx.execute(
           bulkInsert(
             s.entries,
-            rows.slice(i, i + IMPORT_CHUNK),
+            fresh.slice(i, i + IMPORT_CHUNK),
             sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`,
           ),
         );

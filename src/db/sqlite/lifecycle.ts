@@ -65,6 +65,10 @@ export class SqliteLifecycle implements LifecycleStore {
     const last = this.stmt('SELECT last FROM entry_ordinals WHERE project_id = ?').pluck().get(projectId) as number;
     return last - n + 1;
   }
+  /** Gives back the last `n` ordinals reserved in this transaction (a join batch's duplicates used none). */
+  releaseOrdinalsSync(projectId: string, n: number): void {
+    this.stmt('UPDATE entry_ordinals SET last = last - ? WHERE project_id = ?').run(n, projectId);
+  }
   async reserveOrdinals(projectId: string, n: number) {
     return this.tx(() => this.reserveOrdinalsSync(projectId, n));
   }

@@ -161,11 +161,15 @@ class SqliteStore implements Store {
     this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
       this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
       const used = new Map<string, number>();
-      // Join ordinals: one reservation per project for the whole batch (a duplicate leaves a gap; gaps
-      // are fine), not one upsert per row.
+      // Join ordinals: one reservation per project for the whole batch, not one upsert per row. A row
+      // takes the next one only once it is inserted, and what the batch's duplicates left unused is
+      // given back below (one writer: nobody reserved any meanwhile), so the ordinals are the sequence
+      // of the entries created, with gaps only where entries were deleted (LIFECYCLE.md).
+      const reserved = new Map<string, number>();
+      for (const { row } of batch) reserved.set(row.projectId, (reserved.get(row.projectId) ?? 0) + 1);
       const next = new Map<string, number>();
-      for (const { row } of batch) next.set(row.projectId, (next.get(row.projectId) ?? 0) + 1);
-      for (const [projectId, n] of next) next.set(projectId, this.lifecycle.reserveOrdinalsSync(projectId, n));
+      for (const [projectId, n] of reserved) next.set(projectId, this.lifecycle.reserveOrdinalsSync(projectId, n));
+      const firstOrdinal = new Map(next);
       // Waiting entries per project, read once per batch before its first insert and kept in step: a new
       // waiting entry has the largest k (k = its ordinal, everyone else's k <= their smaller ordinal, as
       // referralBoost >= 0), so its exact position is this count right after its insert. Credits in the
@@ -176,7 +180,6 @@ class SqliteStore implements Store {
       const out = batch.map(({ row, keyId, outbox, ref }): InsertEntryResult => {
         used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
         row.ordinal = next.get(row.projectId)!;
-        next.set(row.projectId, row.ordinal + 1);
         row.k = row.ordinal;
         // The referrer, read in this transaction: its rowid lets the credit below skip the id index.
         // Resolved again by every attempt (a batch that failed is retried row by row).
@@ -185,6 +188,7 @@ class SqliteStore implements Store {
         const isWaiting = row.status === 'waiting';
         if (isWaiting && !waiting.has(row.projectId)) waiting.set(row.projectId, this.lifecycle.waitingTotalSync(row.projectId));
         if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
+        next.set(row.projectId, row.ordinal + 1);
         if (isWaiting) {
           const n = waiting.get(row.projectId)! + 1;
           waiting.set(row.projectId, n);
@@ -202,6 +206,10 @@ class SqliteStore implements Store {
         return 'inserted';
       });
       for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
+      for (const [projectId, n] of reserved) {
+        const unused = n - (next.get(projectId)! - firstOrdinal.get(projectId)!);
+        if (unused > 0) this.lifecycle.releaseOrdinalsSync(projectId, unused);
+      }
       return out;
     });
     // A lock held by another process: the whole batch is retried on timers (busy.ts), never row by
@@ -523,12 +531,23 @@ class SqliteStore implements Store {
     // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
     return this.sqlite
       .transaction(() => {
-        let next = this.lifecycle.reserveOrdinalsSync(rows[0]!.projectId, rows.length);
-        for (const r of rows) {
+        // Only rows that will be inserted take an ordinal: the list's emails are read in this
+        // transaction (the one writer), and of an email repeated in the batch the first row is kept.
+        const projectId = rows[0]!.projectId;
+        const taken = new Set(
+          this.surface.liveEmailNorms(
+            projectId,
+            rows.map((r) => r.emailNorm),
+          ),
+        );
+        const fresh = rows.filter((r) => !taken.has(r.emailNorm) && taken.add(r.emailNorm));
+        if (!fresh.length) return 0;
+        let next = this.lifecycle.reserveOrdinalsSync(projectId, fresh.length);
+        for (const r of fresh) {
           r.ordinal = next++;
           r.k = r.ordinal;
         }
-        return this.surface.importEntries(rows);
+        return this.surface.importEntries(fresh);
       })
       .immediate();
   }
