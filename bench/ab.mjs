@@ -11,6 +11,8 @@
 //   node bench/ab.mjs --base ../base --webhook       # each server with a webhook to a 10 s receiver
 //   node bench/ab.mjs --base ../base --rounds 8 --seconds 6
 //   node bench/ab.mjs --base ../base --flood 200     # with 200 wrong secrets/s for a never-verified key
+//   node bench/ab.mjs --base ../base --database-url postgres://postgres@127.0.0.1:5432/postgres
+//                                                    # PostgreSQL: each build on a fresh database of that server
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -27,8 +29,10 @@ const { values: args } = parseArgs({
     flood: { type: 'string' },
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '6' },
+    'database-url': { type: 'string' },
   },
 });
+const PG = args['database-url'];
 const ROUNDS = Number(args.rounds);
 const SECONDS = Number(args.seconds);
 const FLOOD = args.flood === undefined ? 0 : Number(args.flood);
@@ -42,7 +46,7 @@ if (
   !Number.isInteger(FLOOD) ||
   FLOOD < 0
 ) {
-  console.error('usage: node bench/ab.mjs --base DIR [--webhook] [--flood RATE] [--rounds N] [--seconds S]');
+  console.error('usage: node bench/ab.mjs --base DIR [--webhook] [--flood RATE] [--rounds N] [--seconds S] [--database-url URL]');
   process.exit(2);
 }
 for (const root of roots) {
@@ -59,6 +63,31 @@ if (!hasWrk) {
 const SLUG = 'bench-ab';
 const dirs = [];
 const children = new Set();
+const databases = [];
+
+/** PostgreSQL (--database-url): a fresh database on that server for one build; dropped at the end. */
+async function freshPg(i) {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  const name = `waitlist_ab_${process.pid}_${i}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  databases.push(name);
+  const u = new URL(/** @type {string} */ (PG));
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function dropPg() {
+  if (!databases.length) return;
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
 
 /** A receiver that answers every delivery after 10 s (a slow endpoint: deliveries pile up). */
 function slowReceiver() {
@@ -73,8 +102,8 @@ function slowReceiver() {
   );
 }
 
-/** The server of checkout `root` on a fresh SQLite file; resolves with its URL once it listens. */
-function serve(root) {
+/** The server of checkout `root` on a fresh SQLite file (or PostgreSQL database); resolves with its URL once it listens. */
+async function serve(root, i) {
   const dir = mkdtempSync(join(tmpdir(), 'waitlist-ab-'));
   dirs.push(dir);
   const argv = [
@@ -84,8 +113,7 @@ function serve(root) {
     '0',
     '--no-rate-limit',
     '--allow-private-webhooks',
-    '--db',
-    join(dir, 'ab.db'),
+    ...(PG ? ['--database-url', await freshPg(i)] : ['--db', join(dir, 'ab.db')]),
   ];
   const child = spawn('node', argv, {
     env: { ...process.env, WAITLIST_RATE_LIMIT: 'off', DATABASE_URL: '' },
@@ -122,7 +150,7 @@ try {
   receiver = args.webhook ? await slowReceiver() : undefined;
   const cases = [];
   for (const [i, root] of roots.entries()) {
-    const srv = await serve(root);
+    const srv = await serve(root, i);
     const { key, unused } = await setUp(srv.url, receiver?.url);
     cases.push({
       name: i === 0 ? 'base' : 'this',
@@ -160,7 +188,7 @@ try {
   }
   const [base, mine] = cases.map((c) => median(c.runs));
   console.log(
-    `joins/s${args.webhook ? ' with a webhook to a 10 s receiver' : ''}${FLOOD ? `, ${FLOOD} wrong secrets/s` : ''}, median of ${ROUNDS} runs of ${SECONDS} s (wrk -t1 -c64), alternating:`,
+    `joins/s${PG ? ' on PostgreSQL' : ''}${args.webhook ? ' with a webhook to a 10 s receiver' : ''}${FLOOD ? `, ${FLOOD} wrong secrets/s` : ''}, median of ${ROUNDS} runs of ${SECONDS} s (wrk -t1 -c64), alternating:`,
   );
   for (const c of cases)
     console.log(`  ${c.name.padEnd(4)} ${fmt(median(c.runs)).padStart(7)}  (${c.runs.map(fmt).join(', ')})  ${c.root}`);
@@ -183,4 +211,5 @@ try {
     [...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)),
   );
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await dropPg();
 }

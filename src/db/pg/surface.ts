@@ -55,51 +55,64 @@ export class PgSurface {
     { fatal: pgUnavailable },
   );
 
-  /** Which of `norms` are on the project's list (inside `conn`'s transaction when given). */
-  async liveEmailNorms(projectId: string, norms: string[], conn: Pick<NodePgDatabase<typeof s>, 'execute'> = this.db): Promise<string[]> {
+  async liveEmailNorms(projectId: string, norms: string[]): Promise<string[]> {
     if (!norms.length) return [];
-    const r = await conn.execute<{ email_norm: string }>(
-      sql`SELECT ${s.entries.emailNorm} AS email_norm FROM ${s.entries}
-          WHERE ${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
-    );
-    return r.rows.map((x) => x.email_norm);
+    const rows = await this.db
+      .select({ e: s.entries.emailNorm })
+      .from(s.entries)
+      .where(
+        sql`${s.entries.projectId} = ${projectId} AND ${s.entries.deletedAt} IS NULL AND ${s.entries.emailNorm} = ANY(${sql.param(norms)})`,
+      );
+    return rows.map((r) => r.e);
   }
 
   async importEntries(rows: EntryRow[]): Promise<number> {
     if (!rows.length) return 0;
     return this.db.transaction(async (tx) => {
-      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins),
-      // only to rows that will be inserted: the queue lock first, then the list's emails read under it
-      // (no other transaction adds an entry to the project meanwhile); of an email repeated in the
-      // batch the first row is kept.
-      const projectId = rows[0]!.projectId;
-      await reserveOrdinalsIn(tx, projectId, 0);
-      const taken = new Set(
-        await this.liveEmailNorms(
-          projectId,
-          rows.map((r) => r.emailNorm),
-          tx,
-        ),
-      );
-      const fresh = rows.filter((r) => !taken.has(r.emailNorm) && taken.add(r.emailNorm));
-      if (!fresh.length) return 0;
-      let next = await reserveOrdinalsIn(tx, projectId, fresh.length);
-      for (const r of fresh) {
+      // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+      let next = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
+      for (const r of rows) {
         r.ordinal = next++;
         r.k = r.ordinal;
       }
-      let n = 0;
-      for (let i = 0; i < fresh.length; i += IMPORT_CHUNK) {
-        const r = await tx.execute(
+      const ids = new Set<string>();
+      for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+        const r = await tx.execute<{ id: string }>(
           bulkInsert(
             s.entries,
-            fresh.slice(i, i + IMPORT_CHUNK),
-            sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`,
+            rows.slice(i, i + IMPORT_CHUNK),
+            sql`ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING RETURNING id`,
           ),
         );
-        n += r.rowCount ?? 0;
+        for (const x of r.rows) ids.add(x.id);
       }
-      return n;
+      if (ids.size < rows.length) await closeOrdinalGaps(tx, rows, ids);
+      return ids.size;
     });
   }
+}
+
+/**
+ * Ordinals count the entries created: the batch's skipped duplicates had one reserved each, so its
+ * inserted rows are numbered again from the first reserved ordinal, in the same order, and the
+ * project's last ordinal comes back to the last one used (its row is locked until COMMIT).
+ */
+async function closeOrdinalGaps(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, rows: EntryRow[], ids: Set<string>) {
+  let next = rows[0]!.ordinal;
+  const moved: { id: string; o: number }[] = [];
+  for (const r of rows) {
+    if (!ids.has(r.id)) continue;
+    if (r.ordinal !== next) moved.push({ id: r.id, o: next });
+    r.ordinal = next++;
+    r.k = r.ordinal;
+  }
+  for (let i = 0; i < moved.length; i += IMPORT_CHUNK) {
+    const part = moved.slice(i, i + IMPORT_CHUNK);
+    await tx.execute(
+      sql`UPDATE entries AS e SET ordinal = v.o, k = v.o
+          FROM unnest(${sql.param(part.map((m) => m.id))}::text[], ${sql.param(part.map((m) => m.o))}::bigint[]) AS v(id, o)
+          WHERE e.id = v.id`,
+    );
+  }
+  await tx.execute(sql`UPDATE entry_ordinals SET last = ${next - 1} WHERE project_id = ${rows[0]!.projectId}`);
 }

@@ -531,23 +531,12 @@ class SqliteStore implements Store {
     // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
     return this.sqlite
       .transaction(() => {
-        // Only rows that will be inserted take an ordinal: the list's emails are read in this
-        // transaction (the one writer), and of an email repeated in the batch the first row is kept.
+        // Ordinals for the batch in the same transaction as its rows (the store gives them, as for
+        // joins); a row skipped as a duplicate takes none, and what the batch did not use is given back.
         const projectId = rows[0]!.projectId;
-        const taken = new Set(
-          this.surface.liveEmailNorms(
-            projectId,
-            rows.map((r) => r.emailNorm),
-          ),
-        );
-        const fresh = rows.filter((r) => !taken.has(r.emailNorm) && taken.add(r.emailNorm));
-        if (!fresh.length) return 0;
-        let next = this.lifecycle.reserveOrdinalsSync(projectId, fresh.length);
-        for (const r of fresh) {
-          r.ordinal = next++;
-          r.k = r.ordinal;
-        }
-        return this.surface.importEntries(fresh);
+        const n = this.surface.importEntries(rows, this.lifecycle.reserveOrdinalsSync(projectId, rows.length));
+        if (n < rows.length) this.lifecycle.releaseOrdinalsSync(projectId, rows.length - n);
+        return n;
       })
       .immediate();
   }

@@ -92,18 +92,26 @@ export class SqliteSurface {
          SELECT 1 FROM (SELECT id, lag(id, 1, @maxId) OVER (ORDER BY rowid) AS prev FROM entries WHERE rowid > @from)
          WHERE prev >= id)`,
     );
-    this.importBatch = db.transaction((rows: EntryRow[]) => {
+    this.importBatch = db.transaction((rows: EntryRow[], firstOrdinal: number) => {
       const found = triggers.all(...BULK_TRIGGERS) as { name: string; sql: string }[];
       let n = 0;
+      // A row takes the next ordinal only once it is inserted: a duplicate takes none.
+      const insertAll = () => {
+        for (const row of rows) {
+          row.ordinal = firstOrdinal + n;
+          row.k = row.ordinal;
+          n += insertEntry.run(withFields(row)).changes;
+        }
+      };
       if (found.length !== BULK_TRIGGERS.length) {
         // Not the schema this code knows: keep the per-row triggers that are there.
-        for (const row of rows) n += insertEntry.run(withFields(row)).changes;
+        insertAll();
         return n;
       }
       const from = maxRowid.get() as number;
       const last = maxId.get() as string | null;
       for (const t of found) db.exec(`DROP TRIGGER ${t.name}`);
-      for (const row of rows) n += insertEntry.run(withFields(row)).changes;
+      insertAll();
       if (n) {
         for (const stmt of bulk) stmt.run({ from });
         fixOrder.run({ from, maxId: last });
@@ -155,7 +163,8 @@ export class SqliteSurface {
     return this.liveEmails.all(projectId, JSON.stringify(norms)) as string[];
   }
 
-  importEntries(rows: EntryRow[]): number {
-    return rows.length ? this.importBatch.immediate(rows) : 0;
+  /** Inserts the rows not already on the list, numbering them from `firstOrdinal`; how many. */
+  importEntries(rows: EntryRow[], firstOrdinal: number): number {
+    return rows.length ? this.importBatch.immediate(rows, firstOrdinal) : 0;
   }
 }
