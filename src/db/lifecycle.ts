@@ -120,4 +120,12 @@ export interface LifecycleStore {
    * `reserveOrdinalsSync`.
    */
   reserveOrdinals(projectId: string, n: number): Promise<number>;
+  /**
+   * Puts an import's rows in createdAt order (ties: the order they were given ordinals in): the entries
+   * of the project whose ordinals lie in `ranges` (inclusive, sorted, what the import's batches took)
+   * exchange those ordinals so that they ascend with createdAt, and their k follows. For an import
+   * whose batches came in out of date order (each batch is in order by itself). Resolves with how many
+   * rows moved.
+   */
+  orderImported(projectId: string, ranges: readonly (readonly [number, number])[]): Promise<number>;
 }

@@ -304,8 +304,11 @@ export interface Store {
   serverSecret(name: string, make: () => string): Promise<string>;
   /** Records a captcha solution as used: false when it was used before. Purges expired ones. */
   useCaptchaSolution(signature: string, expiresAt: number, now: number): Promise<boolean>;
-  /** Inserts imported entries (one transaction), skipping live duplicates; resolves to the number inserted. */
-  importEntries(rows: EntryRow[]): Promise<number>;
+  /**
+   * Inserts imported entries (one transaction), skipping live duplicates, numbering the inserted ones
+   * in the order given; resolves to how many, and the ordinals they took (`first` … `first + inserted − 1`).
+   */
+  importEntries(rows: EntryRow[]): Promise<ImportedBatch>;
   /** Which of these normalised emails a live entry of the project already has (import dry runs). */
   liveEmailNorms(projectId: string, emailNorms: string[]): Promise<string[]>;
   /** Statuses, queue positions, referrals, tokens and invites (src/db/lifecycle.ts). */
@@ -337,3 +340,9 @@ export function escapeLike(s: string): string {
  * asks the lifecycle store (`positions`) after the commit.
  */
 export const positionAtInsert = new WeakMap<EntryRow, number | null>();
+
+/** What `importEntries` wrote: how many rows, from which join ordinal on (consecutive). */
+export interface ImportedBatch {
+  inserted: number;
+  first: number;
+}

@@ -161,6 +161,34 @@ describe('round trip and formats', () => {
     }
   });
 
+  it('a file of several batches newest first (as exports are) queues by date across batches, after the list', async () => {
+    const p = await projectWithKey(owner, 'Import Newest First');
+    const before = ok(await postJoin(srv.url, p.slug, p.key, { email: 'already@example.com' }), 201);
+    const n = BATCH + 400; // two batches: the second holds the oldest rows
+    const t0 = Date.UTC(2024, 0, 1);
+    // Line i+2 holds r{i}, dated t0 + (n - 1 - i) minutes: the last line is the oldest.
+    const lines = Array.from({ length: n }, (_, i) => `r${i}@newest.example,${new Date(t0 + (n - 1 - i) * 60_000).toISOString()}`);
+    expect(ok(await upload(p, `email,created_at\n${lines.join('\n')}\n`))).toMatchObject({ imported: n, duplicates: 0 });
+    const at = async (i: number) => {
+      const found = ok(await owner.get(`/api/project/${p.projectId}/waitlist?search=${encodeURIComponent(`r${i}@newest`)}`));
+      return found.items.find((x: { email: string }) => x.email === `r${i}@newest.example`).position;
+    };
+    // The oldest (last line) right after the entry that was there; the newest (first line) last.
+    expect(await at(n - 1)).toBe(2);
+    expect(await at(n - 400)).toBe(401); // the oldest row of the first batch follows the second batch's
+    expect(await at(n - 401)).toBe(402);
+    expect(await at(0)).toBe(n + 1);
+    expect((await owner.get(`/api/project/${p.projectId}/waitlist/${before.entryId}`)).body.data.position).toBe(1);
+    const page = ok(await owner.get(`/api/project/${p.projectId}/waitlist?sort=position&limit=3&page=1`));
+    expect(page.items.map((e: { email: string }) => e.email)).toEqual([
+      'already@example.com',
+      `r${n - 1}@newest.example`,
+      `r${n - 2}@newest.example`,
+    ]);
+    // A join after the import queues behind all of it.
+    expect(ok(await postJoin(srv.url, p.slug, p.key, { email: 'after@example.com' }), 201).position).toBe(n + 2);
+  });
+
   it('a dry run counts the same and writes nothing', async () => {
     const p = await projectWithKey(owner, 'Import Dry');
     ok(await postJoin(srv.url, p.slug, p.key, { email: 'zoe.torvalds0@example.com' }), 201);

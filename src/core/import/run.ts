@@ -67,6 +67,11 @@ export async function importStream(
   };
   let batch: EntryRow[] = [];
   const seen = opts.dryRun ? new Set<string>() : null; // a dry run finds in-file duplicates itself
+  // The ordinals the batches took (merged when consecutive) and whether a batch came in with a date
+  // before one of an earlier batch: then the rows are put in date order at the end (orderImported).
+  const ranges: [number, number][] = [];
+  let latest = Number.NEGATIVE_INFINITY;
+  let disordered = false;
   const flush = async () => {
     if (!batch.length) return;
     // Of one email repeated within the batch the first line is kept (earlier batches were written
@@ -77,9 +82,15 @@ export async function importStream(
     const rows = [...firsts.values()].sort((a, b) => a.createdAt - b.createdAt);
     batch = [];
     if (!seen) {
-      const n = await store.importEntries(rows);
-      result.imported += n;
-      result.duplicates += rows.length - n;
+      const { inserted, first } = await store.importEntries(rows);
+      result.imported += inserted;
+      result.duplicates += rows.length - inserted;
+      if (!inserted) return;
+      const prev = ranges[ranges.length - 1];
+      if (prev && prev[1] + 1 === first) prev[1] = first + inserted - 1;
+      else ranges.push([first, first + inserted - 1]);
+      if (rows[0]!.createdAt < latest) disordered = true;
+      latest = Math.max(latest, rows[rows.length - 1]!.createdAt);
       return;
     }
     const existing = new Set(
@@ -163,6 +174,9 @@ export async function importStream(
     throw new AppError('validation_failed', 'Validation failed', [{ path: 'file', message: 'The file is empty' }]);
   await release();
   await flush();
+  // A file longer than a batch and not in date order (an export newest first, say): each batch was
+  // numbered in date order by itself, so the whole import is put in date order now.
+  if (disordered) await store.lifecycle.orderImported(project.id, ranges);
   result.invalid.sort((a, b) => a.line - b.line);
   return result;
 }

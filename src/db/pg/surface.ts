@@ -2,7 +2,7 @@
 // import. Several instances share these tables; unique keys settle every race.
 import { lt, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type { EntryRow } from '../store.js';
+import type { EntryRow, ImportedBatch } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
 import { reserveOrdinalsIn } from './lifecycle.js';
@@ -66,11 +66,12 @@ export class PgSurface {
     return rows.map((r) => r.e);
   }
 
-  async importEntries(rows: EntryRow[]): Promise<number> {
-    if (!rows.length) return 0;
+  async importEntries(rows: EntryRow[]): Promise<ImportedBatch> {
+    if (!rows.length) return { inserted: 0, first: 0 };
     return this.db.transaction(async (tx) => {
       // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
-      let next = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
+      const first = await reserveOrdinalsIn(tx, rows[0]!.projectId, rows.length);
+      let next = first;
       for (const r of rows) {
         r.ordinal = next++;
         r.k = r.ordinal;
@@ -87,7 +88,7 @@ export class PgSurface {
         for (const x of r.rows) ids.add(x.id);
       }
       if (ids.size < rows.length) await closeOrdinalGaps(tx, rows, ids);
-      return ids.size;
+      return { inserted: ids.size, first };
     });
   }
 }

@@ -442,6 +442,47 @@ export class SqliteLifecycle implements LifecycleStore {
     });
   }
 
+  async orderImported(projectId: string, ranges: readonly (readonly [number, number])[]) {
+    if (!ranges.length) return 0;
+    return this.tx(() => {
+      const lo = ranges[0]![0];
+      const hi = ranges[ranges.length - 1]![1];
+      // The rows in the ranges, as three columns (a million rows: 24 MB), then their order by date.
+      const rowids: number[] = [];
+      const ordinals: number[] = [];
+      const created: number[] = [];
+      const inRanges = (o: number) => {
+        let a = 0;
+        let b = ranges.length - 1;
+        while (a <= b) {
+          const m = (a + b) >> 1;
+          const [from, to] = ranges[m]!;
+          if (o < from) b = m - 1;
+          else if (o > to) a = m + 1;
+          else return true;
+        }
+        return false;
+      };
+      const read = this.stmt('SELECT rowid, ordinal, created_at FROM entries WHERE project_id = ? AND ordinal BETWEEN ? AND ?').raw();
+      for (const r of read.iterate(projectId, lo, hi) as IterableIterator<[number, number, number]>) {
+        if (!inRanges(r[1])) continue; // a join's, between two of the import's batches
+        rowids.push(r[0]);
+        ordinals.push(r[1]);
+        created.push(r[2]);
+      }
+      const byDate = rowids.map((_, i) => i).sort((a, b) => created[a]! - created[b]! || ordinals[a]! - ordinals[b]!);
+      const sorted = [...ordinals].sort((a, b) => a - b);
+      const move = this.stmt(`UPDATE entries SET ordinal = @o, k = @o - ${BOOST_SQL} * referrals WHERE rowid = @rowid`);
+      let moved = 0;
+      for (const [n, i] of byDate.entries()) {
+        if (ordinals[i] === sorted[n]) continue;
+        move.run({ o: sorted[n], rowid: rowids[i], projectId });
+        moved++;
+      }
+      return moved;
+    });
+  }
+
   async purgePending(projectId: string, before: number) {
     return this.tx(() => {
       this.db.pragma('secure_delete = ON');

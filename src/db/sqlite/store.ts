@@ -13,6 +13,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type {
   Counted,
   EntryRow,
+  ImportedBatch,
   InsertEntryResult,
   KeyAuthRow,
   KeyRow,
@@ -526,17 +527,17 @@ class SqliteStore implements Store {
   async liveEmailNorms(projectId: string, norms: string[]) {
     return this.surface.liveEmailNorms(projectId, norms);
   }
-  async importEntries(rows: EntryRow[]) {
-    if (!rows.length) return 0;
-    // Ordinals for the batch in the same transaction as its rows (the store gives them, as for joins).
+  async importEntries(rows: EntryRow[]): Promise<ImportedBatch> {
+    if (!rows.length) return { inserted: 0, first: 0 };
     return this.sqlite
       .transaction(() => {
         // Ordinals for the batch in the same transaction as its rows (the store gives them, as for
         // joins); a row skipped as a duplicate takes none, and what the batch did not use is given back.
         const projectId = rows[0]!.projectId;
-        const n = this.surface.importEntries(rows, this.lifecycle.reserveOrdinalsSync(projectId, rows.length));
-        if (n < rows.length) this.lifecycle.releaseOrdinalsSync(projectId, rows.length - n);
-        return n;
+        const first = this.lifecycle.reserveOrdinalsSync(projectId, rows.length);
+        const inserted = this.surface.importEntries(rows, first);
+        if (inserted < rows.length) this.lifecycle.releaseOrdinalsSync(projectId, rows.length - inserted);
+        return { inserted, first };
       })
       .immediate();
   }
