@@ -65,14 +65,25 @@ add('userAgent', 'userAgent', 'user agent');
 add('removed', 'removed_date', 'removed at', 'deleted at', 'deletedAt', 'unsubscribed at');
 // Our own export's bookkeeping: new ids and times are given on import.
 add('ignore', 'entryId', 'updatedAt');
+/**
+ * In a file of this server's export (it has an `entryId` column), what the queue computed: an imported
+ * row gets a new referral code and times, and its place and referral count come from the queue it joins
+ * (an old server's entry ids mean nothing here), so these are not kept, not even in metadata. In other
+ * files (a hosted tool's "Position", say) such columns are kept in metadata like any other.
+ */
+const OWN_EXPORT_QUEUE = new Set(
+  ['position', 'referrals', 'referralCode', 'referredBy', 'confirmedAt', 'invitedAt', 'acceptedAt'].map(norm),
+);
 
 /** The target of each column of a header row. */
 export function mapHeader(header: readonly string[], defs: readonly FieldDefinition[]): Target[] {
   const byKey = new Map(defs.map((d) => [d.key.toLowerCase(), d.key]));
   const byLabel = new Map(defs.map((d) => [norm(d.label), d.key]));
   const taken = new Set<string>();
+  const ownExport = header.some((h) => norm(h) === norm('entryId'));
   return header.map((raw) => {
     const h = raw.trim();
+    if (ownExport && OWN_EXPORT_QUEUE.has(norm(h))) return { kind: 'ignore' };
     if (/^fields\./i.test(h)) {
       const key = byKey.get(h.slice(7).toLowerCase());
       return key ? { kind: 'field', key } : { kind: 'extra', name: h };
