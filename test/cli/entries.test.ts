@@ -155,6 +155,18 @@ describe('entry export', () => {
     }
   });
 
+  it('counts entries, not lines, when a CSV cell holds a newline or quotes', async () => {
+    const [first] = await cliJson(['entry', 'list', '--project', 'entries', '--limit', '1'], as());
+    const r0 = await cli(['entry', 'update', first.entryId, '--project', 'entries', '--name', 'Line one\nline "two"\nthree'], as());
+    expect(r0.exitCode).toBe(0);
+    for (const format of ['csv', 'json', 'ndjson']) {
+      const path = join(dir, `count.${format}`);
+      const r = await cli(['entry', 'export', '--project', 'entries', '--format', format, '--output', path], as());
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr).toContain(`Exported ${total()} entries`);
+    }
+  });
+
   it('a server error creates no file and exits 1; a bad --format exits 2', async () => {
     const path = join(dir, 'missing.csv');
     const r = await cli(['entry', 'export', '--project', 'no-such-project', '--output', path], as());

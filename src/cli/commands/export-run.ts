@@ -14,13 +14,29 @@ import { humanBytes, type Output } from '../output.js';
 /** Lines that are not entries: json has `[`…`]` around them, csv a header row. */
 const FRAMING_LINES: Record<ExportFormat, number> = { json: 2, csv: 1, ndjson: 0 };
 
-/** Counts bytes and lines as they pass (rows ≈ lines minus framing; exact unless a CSV cell holds a newline). */
+/**
+ * Counts bytes and record lines as they pass (rows = lines minus framing). In CSV a newline inside a
+ * quoted cell is part of its record: only newlines outside quotes count (a `""` inside a cell toggles
+ * twice). JSON and NDJSON escape newlines inside strings.
+ */
 class Counter extends Transform {
   bytes = 0;
   lines = 0;
+  private quoted = false;
+  constructor(private readonly csv: boolean) {
+    super();
+  }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void) {
     this.bytes += chunk.length;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.lines++;
+    if (!this.csv) {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.lines++;
+    } else {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i];
+        if (b === 34) this.quoted = !this.quoted;
+        else if (b === 10 && !this.quoted) this.lines++;
+      }
+    }
     done(null, chunk);
   }
 }
@@ -69,7 +85,7 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
   // Errors (404, 401 …) come back before anything is written or any file is created.
   const res = await client.exportEntries(opts.project, { format: opts.format, search: opts.search });
   if (!res.body) throw new CliError('the server sent an empty export', EXIT.error);
-  const counter = new Counter();
+  const counter = new Counter(opts.format === 'csv');
   const dest = (opts.file ? createWriteStream(opts.file) : ctx.io.stdout) as Writable;
   const stop = showProgress ? progressBar(out, counter, opts.format, total) : () => {};
   try {
