@@ -146,7 +146,7 @@ export class WaitlistClient {
   }
   logout = () => this.request<null>('POST', '/api/auth/logout');
   /** Public: whether sign-up is open and whether the server has any account yet. */
-  authStatus = () => this.request<AuthStatus>('GET', '/api/auth/status');
+  authStatus = () => this.request<AuthStatus>('GET', '/auth/status');
   me = () => this.request<User>('GET', '/api/auth/me');
 
   private async authenticate(path: string, body: unknown): Promise<User> {

@@ -42,7 +42,7 @@ export const userSchema = z
   .object({ userId: id('usr'), email: z.string(), name: z.string().nullable(), createdAt: iso })
   .meta({ id: 'User' });
 
-/** GET /api/auth/status `data`. */
+/** GET /auth/status `data`. */
 export const authStatusSchema = z
   .object({
     signupOpen: z.boolean().describe('Whether POST /api/auth/signup would accept a new account now'),

@@ -74,7 +74,7 @@ export interface User {
   createdAt: string;
 }
 
-/** GET /api/auth/status (public): whether sign-up is open and whether any account exists yet. */
+/** GET /auth/status (public): whether sign-up is open and whether any account exists yet. */
 export interface AuthStatus {
   signupOpen: boolean;
   hasUsers: boolean;

@@ -41,7 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
   });
 
   it('a brand-new server opens on "Create the first account"; once an account exists, on "Log in"', async () => {
-    const fresh = (await fetch(`${srv.url}/api/auth/status`).then((r) => r.json())) as { data: unknown };
+    const fresh = (await fetch(`${srv.url}/auth/status`).then((r) => r.json())) as { data: unknown };
     expect(fresh.data).toEqual({ signupOpen: true, hasUsers: false });
     const page = await newPage();
     await page.goto(`${srv.url}/`);

@@ -106,6 +106,21 @@ describe('GET /openapi.json', () => {
     expect(appRoutes.length).toBeGreaterThanOrEqual(25);
   });
 
+  it('every /api operation of the document but sign-up and log-in answers 401 without a session (CONTRACT.md)', async () => {
+    const ops = Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => ({ method: method.toUpperCase(), path })),
+    );
+    const api = ops.filter((o) => o.path.startsWith('/api/') && o.method !== 'OPTIONS');
+    expect(api.length).toBeGreaterThan(30);
+    for (const { method, path } of api) {
+      const url = path.replace(/\{(\w+)\}/g, (_, name: string) => `${name.replace(/Id$/, '').slice(0, 3)}_00000000000000000000000000`);
+      const body = method === 'GET' || method === 'DELETE' || method === 'HEAD' ? undefined : {};
+      const r = await new Client(server.url).req(method, url, body);
+      if (path === '/api/auth/signup' || path === '/api/auth/login') expect(r.status, `${method} ${path}`).not.toBe(401);
+      else expect(r.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
   it('has every route of ROUTES under its OpenAPI path, each with an operationId of its own', () => {
     const ids = new Set<string>();
     for (const r of ROUTES) {
@@ -160,7 +175,7 @@ describe('real responses match the document', () => {
     };
     conforms('GET', '/healthz', await c.get('/healthz'));
     conforms('GET', '/readyz', await c.get('/readyz'));
-    await call('GET', '/api/auth/status');
+    await call('GET', '/auth/status');
     await call('GET', '/api/auth/me'); // 401
     await call('POST', '/api/auth/signup', { email: 'tour@example.com', password: 'correct horse', name: 'Tour' });
     await call('POST', '/api/auth/signup', { email: 'x' }); // 400 / 403

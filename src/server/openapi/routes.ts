@@ -224,7 +224,7 @@ export const ROUTES: ApiRoute[] = [
   // ---- auth ----
   route(
     'get',
-    '/api/auth/status',
+    '/auth/status',
     'authStatus',
     'Auth',
     'Whether sign-up is open and whether the server has any account (public)',

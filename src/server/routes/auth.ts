@@ -1,5 +1,5 @@
 // Accounts and sessions.
-//   GET  /api/auth/status   authStatus  (public: sign-up open? any account yet?)
+//   GET  /auth/status       authStatus  (public, outside /api: sign-up open? any account yet?)
 //   POST /api/auth/signup   signup
 //   POST /api/auth/login    login
 //   POST /api/auth/logout   logout      (session)
@@ -20,7 +20,7 @@ import { requireSession, setSessionCookie } from '../middleware.js';
 export function authRoutes(app: Polka<Req>, deps: Deps) {
   const { store, options, authLimiter } = deps;
 
-  app.get('/api/auth/status', async (req, res) => {
+  app.get('/auth/status', async (req, res) => {
     if (authLimiter) await authLimiter.status(clientIp(req, deps.trust) ?? 'unknown');
     send(res, 200, 'Auth status', await users.authStatus(store, options.openSignup));
   });
