@@ -26,7 +26,6 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
-import { positionAtInsert } from '../store.js';
 import { Batcher } from '../batcher.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
@@ -36,26 +35,19 @@ import { SqliteEventStore, writeOutbox } from './outbox.js';
 import { Checkpointer } from './checkpointer.js';
 import { unsynced } from './sync.js';
 import { openWalSync, type WalSync } from './wal-sync.js';
-import { applyPragmas, INSERT_ENTRY_SQL, TOUCH_KEY_SQL } from './pragmas.js';
+import { applyPragmas } from './pragmas.js';
+import { joinBatch, type PendingJoin } from './join-batch.js';
 import { isBusy, isUnavailable, translate, withRetry } from './busy.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { guardUnavailable, SUB_STORES } from '../guard.js';
 import * as s from './schema.js';
-import { SqliteSurface, withFields } from './surface.js';
+import { SqliteSurface } from './surface.js';
 import { sqliteUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY_MS = 86_400_000;
 /** Most milliseconds a join batch stays open while each event-loop turn brings more joins (batcher.ts). */
 const JOIN_LINGER_MS = 5;
-
-interface PendingJoin {
-  row: EntryRow;
-  keyId: string;
-  outbox: ((inserted: EntryRow) => OutboxWrites) | undefined;
-  /** The join's `ref` (a referral code) when the row came without referredBy: resolved in the batch. */
-  ref: string | undefined;
-}
 
 /** Opens (creating if needed) the SQLite file, applies pending migrations, returns the Store. */
 export function openSqliteStore(file: string): Store {
@@ -109,8 +101,6 @@ function retrying(store: SqliteStore): Store {
 class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
   private readonly joins: Batcher<PendingJoin, InsertEntryResult>;
-  private readonly insertEntryStmt;
-  private readonly touchKeyStmt;
   private readonly keyAuthStmt;
   private readonly projectBySlugStmt;
   private readonly insertBatch;
@@ -147,8 +137,6 @@ class SqliteStore implements Store {
     this.surface = new SqliteSurface(sqlite);
     this.lifecycle = new SqliteLifecycle(sqlite, () => this.outboxWritten(), this.walSync);
     this.events = new SqliteEventStore(sqlite, db, () => this.outboxWritten(), this.walSync);
-    this.insertEntryStmt = sqlite.prepare(INSERT_ENTRY_SQL);
-    this.touchKeyStmt = sqlite.prepare(TOUCH_KEY_SQL);
     this.keyAuthStmt = sqlite.prepare(
       `SELECT id, project_id AS projectId, secret_hash AS secretHash, revoked_at AS revokedAt, kind
        FROM api_keys WHERE lookup = ?`,
@@ -159,59 +147,8 @@ class SqliteStore implements Store {
          deleted_at AS deletedAt, allowed_origins AS allowedOrigins, block_disposable AS blockDisposable,
          honeypot_field AS honeypotField, settings FROM projects WHERE slug = ? AND deleted_at IS NULL`,
     );
-    this.insertBatch = sqlite.transaction((batch: PendingJoin[]): InsertEntryResult[] => {
-      this.surface.writePendingSolutions(); // captcha solutions of these joins: durable with them
-      const used = new Map<string, number>();
-      // Join ordinals: one reservation per project for the whole batch, not one upsert per row. A row
-      // takes the next one only once it is inserted, and what the batch's duplicates left unused is
-      // given back below (one writer: nobody reserved any meanwhile), so the ordinals are the sequence
-      // of the entries created, with gaps only where entries were deleted (LIFECYCLE.md).
-      const reserved = new Map<string, number>();
-      for (const { row } of batch) reserved.set(row.projectId, (reserved.get(row.projectId) ?? 0) + 1);
-      const next = new Map<string, number>();
-      for (const [projectId, n] of reserved) next.set(projectId, this.lifecycle.reserveOrdinalsSync(projectId, n));
-      const firstOrdinal = new Map(next);
-      // Waiting entries per project, read once per batch before its first insert and kept in step: a new
-      // waiting entry has the largest k (k = its ordinal, everyone else's k <= their smaller ordinal, as
-      // referralBoost >= 0), so its exact position is this count right after its insert. Credits in the
-      // batch move referrers (always ahead of it), never the count.
-      const waiting = new Map<string, number>();
-      const boosts = new Map<string, number>(); // referralBoost per project, read in this transaction
-      const heard = new Map<string, string[]>(); // subscribed webhooks per project and type (writeOutbox)
-      const out = batch.map(({ row, keyId, outbox, ref }): InsertEntryResult => {
-        used.set(keyId, Math.max(used.get(keyId) ?? 0, row.createdAt)); // the key was used, duplicate or not
-        row.ordinal = next.get(row.projectId)!;
-        row.k = row.ordinal;
-        // The referrer, read in this transaction: its rowid lets the credit below skip the id index.
-        // Resolved again by every attempt (a batch that failed is retried row by row).
-        const referrer = ref === undefined ? undefined : this.lifecycle.referrerSync(row.projectId, ref);
-        if (ref !== undefined) row.referredBy = referrer?.id ?? null;
-        const isWaiting = row.status === 'waiting';
-        if (isWaiting && !waiting.has(row.projectId)) waiting.set(row.projectId, this.lifecycle.waitingTotalSync(row.projectId));
-        if (this.insertEntryStmt.run(withFields(row)).changes !== 1) return 'duplicate';
-        next.set(row.projectId, row.ordinal + 1);
-        if (isWaiting) {
-          const n = waiting.get(row.projectId)! + 1;
-          waiting.set(row.projectId, n);
-          positionAtInsert.set(row, n);
-          if (row.referredBy) {
-            let boost = boosts.get(row.projectId);
-            if (boost === undefined) {
-              boost = this.lifecycle.boostSync(row.projectId);
-              boosts.set(row.projectId, boost);
-            }
-            this.lifecycle.creditSync(row.projectId, row.referredBy, 1, boost, referrer?.rowid);
-          }
-        } else positionAtInsert.set(row, null);
-        if (outbox && writeOutbox(sqlite, outbox(row), heard)) this.wroteOutbox = true;
-        return 'inserted';
-      });
-      for (const [keyId, at] of used) this.touchKeyStmt.run(at, keyId);
-      for (const [projectId, n] of reserved) {
-        const unused = n - (next.get(projectId)! - firstOrdinal.get(projectId)!);
-        if (unused > 0) this.lifecycle.releaseOrdinalsSync(projectId, unused);
-      }
-      return out;
+    this.insertBatch = joinBatch(sqlite, this.lifecycle, this.surface, () => {
+      this.wroteOutbox = true;
     });
     // A lock held by another process: the whole batch is retried on timers (busy.ts), never row by
     // row; locked too long, full or read-only: every join of the batch gets 503 at once.
