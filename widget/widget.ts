@@ -125,15 +125,18 @@ async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<
   }
 }
 
-const CSS = `:host{all:initial;display:block;max-width:28rem}
+// Sizes in px, not rem: rem follows the host page's root font size (`html{font-size:62.5%}` is common),
+// and the form must look the same on every site. The root .r sets the font; the host page's rules
+// reach nothing inside the shadow root.
+const CSS = `:host{all:initial;display:block;max-width:448px}
 .r{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;text-align:left;letter-spacing:normal;text-transform:none;visibility:visible}
-*{box-sizing:border-box;margin:0}form{display:grid;gap:.6rem}label{display:grid;gap:.25rem;font-weight:600;font-size:.95rem}
-.c{display:flex;gap:.5rem;align-items:center}input,select,button{font:inherit;color:inherit}
-input:not([type=checkbox]),select{width:100%;padding:.55rem .65rem;border:1px solid #c4c8cf;border-radius:.45rem;background:#fff}
-button{padding:.6rem 1rem;border:0;border-radius:.45rem;background:#3b5bdb;color:#fff;font-weight:600;cursor:pointer}
+*{box-sizing:border-box;margin:0}form{display:grid;gap:9.6px}label{display:grid;gap:4px;font-weight:600;font-size:15.2px}
+.c{display:flex;gap:8px;align-items:center}input,select,button{font:inherit;color:inherit}
+input:not([type=checkbox]),select{width:100%;padding:8.8px 10.4px;border:1px solid #c4c8cf;border-radius:7.2px;background:#fff}
+button{padding:9.6px 16px;border:0;border-radius:7.2px;background:#3b5bdb;color:#fff;font-weight:600;cursor:pointer}
 button:disabled{opacity:.7;cursor:wait}:focus-visible{outline:3px solid #3b5bdb;outline-offset:2px}
-.e{color:#c92a2a;font-weight:400;font-size:.9rem}[aria-invalid=true]{border-color:#c92a2a!important}
-.ok{padding:1rem;border:1px solid #3b5bdb;border-radius:.6rem;display:grid;gap:.4rem}.n{font-size:2rem;font-weight:700}`;
+.e{color:#c92a2a;font-weight:400;font-size:14.4px}[aria-invalid=true]{border-color:#c92a2a!important}
+.ok{padding:16px;border:1px solid #3b5bdb;border-radius:9.6px;display:grid;gap:6.4px}.n{font-size:32px;font-weight:700}`;
 
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string | boolean> = {}, ...kids: (Node | string)[]) {
   const el = document.createElement(tag);

@@ -7,7 +7,7 @@ import { LIMITS } from '../contract/schemas.js';
 import { AppError, unavailable } from '../core/errors.js';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
-import { clean, describeError } from './log.js';
+import { describeError, logPath } from './log.js';
 import { logUnavailable } from './outage-log.js';
 import { lonePaths } from './params.js';
 
@@ -201,7 +201,7 @@ export function parseQuery<S extends z.ZodType>(req: Req, schema: S): z.output<S
 export function onError(err: unknown, req: Req, res: ServerResponse): void {
   if (err instanceof ClientGoneError) {
     // Routine on the internet: one info line, no stack, nobody to answer.
-    console.log(`[${req.id ?? '-'}] ${req.method} ${clean(req.path ?? '')}: ${err.message}`);
+    console.log(`[${req.id ?? '-'}] ${req.method} ${logPath(req.path)}: ${err.message}`);
     res.destroy();
     return;
   }
@@ -216,10 +216,10 @@ export function onError(err: unknown, req: Req, res: ServerResponse): void {
   }
   if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
   if (err instanceof DatabaseUnavailableError) {
-    logUnavailable(req.id ?? '-', req.method ?? '-', req.path, err.message);
+    logUnavailable(req.id ?? '-', req.method ?? '-', logPath(req.path), err.message);
     return sendError(res, unavailable('The database is unavailable; try again shortly', err.retryAfterSeconds));
   }
-  console.error(`[${req.id ?? '-'}] ${req.method} ${req.path}: internal error: ${describeError(err)}`);
+  console.error(`[${req.id ?? '-'}] ${req.method} ${logPath(req.path)}: internal error: ${describeError(err)}`);
   sendError(res, new AppError('internal', 'Internal server error'));
 }
 

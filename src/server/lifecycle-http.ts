@@ -66,8 +66,8 @@ export function checkKind(key: KeyAuthRow, req: Req, secretOnly: boolean) {
 }
 
 /** Rate limit of the token routes (status, confirm, leave): the join limits, counted separately. */
-export function selfLimiter(deps: Deps): JoinLimiter | null {
-  return deps.joinLimiter ? new JoinLimiter(deps.store, deps.joinLimiter.points, deps.joinLimiter.windowSec, 'self') : null;
+export function selfLimiter(deps: Deps, name: 'self' | 'board' = 'self'): JoinLimiter | null {
+  return deps.joinLimiter ? new JoinLimiter(deps.store, deps.joinLimiter.points, deps.joinLimiter.windowSec, name) : null;
 }
 
 export async function limitSelf(limiter: JoinLimiter | null, deps: Deps, req: Req, res: ServerResponse, projectId: string) {

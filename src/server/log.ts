@@ -16,13 +16,19 @@ const flush = () => {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a log line must not carry
 export const clean = (s: string) => s.replace(/[\x00-\x1f\x7f]/g, '?').slice(0, 300);
 
+// The one route whose path carries a secret: an invite code being checked (GET …/invites/:code).
+const SECRET_SEGMENT = /^(\/v1\/waitlist\/[^/]+\/invites\/)(?!redeem\/?$)[^/]+/i;
+
+/** A request path as logs may show it: cleaned, and an invite code in it replaced by `:code`. */
+export const logPath = (path: string | undefined) => clean((path ?? '').replace(SECRET_SEGMENT, '$1:code'));
+
 /** Access log: `time id METHOD /path status ms` on stdout, once the response is done or aborted. */
 export function accessLog(req: Req, res: ServerResponse, next: NextHandler) {
   const start = performance.now();
   res.once('close', () => {
     const ms = (performance.now() - start).toFixed(1);
     const status = res.writableFinished ? String(res.statusCode) : `${res.statusCode}-aborted`;
-    const line = `${new Date().toISOString()} ${req.id ?? '-'} ${req.method} ${clean(req.path ?? '')} ${status} ${ms}ms\n`;
+    const line = `${new Date().toISOString()} ${req.id ?? '-'} ${req.method} ${logPath(req.path)} ${status} ${ms}ms\n`;
     if (pending.push(line) === 1) setImmediate(flush);
   });
   return next();

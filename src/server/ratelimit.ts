@@ -81,7 +81,7 @@ export class JoinLimiter {
     store: Store,
     readonly points: number,
     readonly windowSec: number,
-    /** Counter namespace: `join`, or `self` for the subscriber's status/confirm/leave routes. */
+    /** Counter namespace: `join`, `self` for the subscriber's status/confirm/leave routes, `board` for the public leaderboard. */
     private readonly name = 'join',
   ) {
     this.limiter = store.rateLimiter({ keyPrefix: name, points, duration: windowSec });

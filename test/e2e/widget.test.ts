@@ -10,12 +10,13 @@ import { cleanup, projectWithKey, signedUp, startServer, type Client, type TestS
 // Browser-side globals used inside page.evaluate callbacks (the tests type-check without lib.dom).
 declare const window: { Waitlist: { join(input: unknown): Promise<any> }; innerWidth: number };
 declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
-declare function getComputedStyle(el: unknown): { backgroundColor: string; fontFamily: string };
+declare function getComputedStyle(el: unknown): { backgroundColor: string; fontFamily: string; fontSize: string; paddingTop: string };
 
 const HOSTILE = `<style>
 *{font-family:"Comic Sans MS",cursive!important;color:#f0f!important;background:#ff0!important;border:5px dashed red!important}
 input,button,select,label,form{display:none!important;visibility:hidden!important}
 div{padding:40px!important}p{font-size:60px!important}
+html{font-size:62.5%!important}*{font-size:40px!important}
 </style>`;
 
 describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin', () => {
@@ -94,6 +95,15 @@ describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin'
     // The host page's `button{display:none!important;background:#ff0!important}` does not reach it.
     expect(await button.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(59, 91, 219)');
     expect(await button.evaluate((b) => getComputedStyle(b).fontFamily)).not.toContain('Comic');
+    // Nor do the page's root font size (`html{font-size:62.5%}`) and `*{font-size:40px!important}`.
+    expect(await email.evaluate((i) => getComputedStyle(i).fontSize)).toBe('15.2px');
+    expect(await email.evaluate((i) => getComputedStyle(i).paddingTop)).toBe('8.8px');
+    expect(
+      await page
+        .locator('[data-waitlist] label')
+        .first()
+        .evaluate((l) => getComputedStyle(l).fontSize),
+    ).toBe('15.2px');
     await expect.poll(() => button.isVisible()).toBe(true);
 
     // A bad email and a missing required field: the API's issues land on their fields.

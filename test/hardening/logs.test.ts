@@ -21,11 +21,19 @@ async function exercise(srv: TestServer) {
   const joiner = uniqueEmail('secret-joiner');
   track(await postJoin(srv.url, p.slug, p.key, { email: joiner, name: 'Secret Name', metadata: { token: 'meta-secret-value' } }));
   track(await postJoin(srv.url, p.slug, `${p.key.slice(0, -4)}abcd`, { email: joiner }));
+  // An invite code travels in a path (GET …/invites/:code, from the developer's backend).
+  const secretKey = (await c.post(`/api/project/${p.projectId}/apikey`, { name: 'backend', kind: 'secret' })).body.data.key as string;
+  const inviteCode = (await c.post(`/api/project/${p.projectId}/invites`, { count: 1 })).body.data.invited[0].inviteCode as string;
+  track(await c.get(`/v1/waitlist/${p.slug}/invites/${inviteCode}`, { authorization: `Bearer ${secretKey}` }));
+  track(await c.get(`/v1/waitlist/${p.slug}/invites/${inviteCode}x`, { authorization: `Bearer ${secretKey}` })); // 404
   track(await c.get(`/api/project/${p.projectId}/waitlist?search=secret-search-term&page=1`));
   track(await c.get(`/api/project/${p.projectId}/waitlist?page=zz&token=query-token-value`));
   track(await c.post('/api/auth/logout'));
   const secrets = [
     password,
+    secretKey,
+    inviteCode,
+    inviteCode.slice(9), // its random part
     'Wr0ng-Secret-Passw0rd',
     p.key,
     p.key.slice(3),
@@ -51,6 +59,8 @@ describe('access log (--log-requests)', () => {
     expect(out).toMatch(/ POST \/api\/auth\/login 401 \d+\.\dms/);
     expect(out).toMatch(/ POST \/v1\/waitlist\/[a-z0-9-]+\/join 201 \d+\.\dms/);
     expect(out).toMatch(/ GET \/api\/project\/prj_\w+\/waitlist 400 /);
+    expect(out).toMatch(/ GET \/v1\/waitlist\/[a-z0-9-]+\/invites\/:code 200 /);
+    expect(out).toMatch(/ GET \/v1\/waitlist\/[a-z0-9-]+\/invites\/:code 404 /);
     for (const s of secrets) expect(out, s).not.toContain(s);
     expect(out).not.toMatch(/waitlist_session|Bearer|wl_[A-Za-z0-9_-]{10}/);
   });

@@ -48,6 +48,42 @@ describe('join rate limit', () => {
   });
 });
 
+describe('self-service and leaderboard rate limits', () => {
+  it('the token routes, their pages and the public leaderboard each answer 429 with Retry-After past the limit', async () => {
+    const srv = await serve({ WAITLIST_JOIN_LIMIT: '3', WAITLIST_JOIN_WINDOW: '60' }, ['--trust-proxy']);
+    const owner = await signedUp(srv.url);
+    const p = await projectWithKey(owner);
+    expect((await owner.put(`/api/project/${p.projectId}/settings`, { publicLeaderboard: true })).status).toBe(200);
+    const anon = new Client(srv.url);
+    const cases: [string, (ip: string) => Promise<{ status: number; headers: Headers }>][] = [
+      ['GET /v1/…/status', (ip) => anon.get(`/v1/waitlist/${p.slug}/status?token=nope`, { 'x-forwarded-for': ip })],
+      ['GET /w/…/status', (ip) => anon.get(`/w/${p.slug}/status?token=nope`, { 'x-forwarded-for': ip })],
+      ['GET /w/…/leave', (ip) => anon.get(`/w/${p.slug}/leave?token=nope`, { 'x-forwarded-for': ip })],
+      [
+        'POST /w/…/confirm',
+        (ip) =>
+          anon.req('POST', `/w/${p.slug}/confirm`, 'token=nope', {
+            'x-forwarded-for': ip,
+            'content-type': 'application/x-www-form-urlencoded',
+          }),
+      ],
+      [
+        'GET /v1/…/leaderboard',
+        (ip) => anon.get(`/v1/waitlist/${p.slug}/leaderboard`, { 'x-forwarded-for': ip, authorization: `Bearer ${p.key}` }),
+      ],
+    ];
+    for (const [i, [name, call]] of cases.entries()) {
+      const ip = `198.51.100.${i + 1}`; // a client of its own per case (the page and API token routes share a budget)
+      for (let n = 0; n < 3; n++) expect((await call(ip)).status, `${name} #${n + 1}`).not.toBe(429);
+      const limited = await call(ip);
+      expect(limited.status, name).toBe(429);
+      const retry = Number(limited.headers.get('retry-after'));
+      expect(retry, name).toBeGreaterThanOrEqual(1);
+      expect(retry, name).toBeLessThanOrEqual(60);
+    }
+  });
+});
+
 describe('wrong key secrets', () => {
   it('20 per IP per minute get 401, then 429 before bcrypt runs; the real key keeps working', async () => {
     const srv = await serve({});

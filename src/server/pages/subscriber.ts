@@ -64,6 +64,7 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
       await limitSelf(limiter, deps, req, res, project.id);
     } catch (e) {
       if (e instanceof AppError && e.code === 'rate_limited') {
+        for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v); // Retry-After, RateLimit
         message(res, 429, 'Slow down', 'Too many requests from your address; try again in a minute.', project);
         return undefined;
       }

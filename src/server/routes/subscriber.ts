@@ -33,6 +33,7 @@ const PREFLIGHT = {
 export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   const { store } = deps;
   const limiter = selfLimiter(deps);
+  const boardLimiter = selfLimiter(deps, 'board'); // its own counter: a page polling it spends no one's token budget
   /** The start of every token route: CORS for any origin, the slug's live project (else 404), the rate limit. */
   const tokenRoute = async (req: Req, res: ServerResponse) => {
     setHeaders(res, PUBLIC_CORS);
@@ -72,6 +73,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   app.get('/v1/waitlist/:slug/leaderboard', async (req, res) => {
     setHeaders(res, PUBLIC_CORS);
     const { project } = await keyForProject(deps, req, req.params.slug!, false);
+    await limitSelf(boardLimiter, deps, req, res, project.id);
     if (!featureSettings(project).publicLeaderboard) throw new AppError('not_found', 'This waitlist has no public leaderboard');
     const rows = await lc.leaderboard(store, project.id, 10);
     send(
