@@ -154,6 +154,11 @@ export async function readJson<S extends z.ZodType>(
   readOnly: readonly string[] = [],
   limit: number = LIMITS.bodyBytes,
 ): Promise<z.output<S>> {
+  return validateBody(await readJsonValue(req, limit), schema, readOnly);
+}
+
+/** The JSON body, parsed but not validated: 413 over `limit`, 415 not JSON, 400 invalid_json. */
+export async function readJsonValue(req: IncomingMessage, limit: number = LIMITS.bodyBytes): Promise<unknown> {
   if (Number(req.headers['content-length']) > limit) throw tooLarge(limit);
   if (!isJsonType(req)) {
     throw new AppError(
@@ -164,13 +169,11 @@ export async function readJson<S extends z.ZodType>(
     );
   }
   const raw = await readBody(req, limit);
-  let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     throw new AppError('invalid_json', 'Request body is not valid JSON');
   }
-  return validateBody(value, schema, readOnly);
 }
 
 /** Validates an already-parsed body like readJson does (object, no NUL in strings, the schema). */

@@ -6,7 +6,7 @@ import type { JoinBody } from '../contract/schemas.js';
 import { checkCaptcha } from '../core/captcha.js';
 import { DEFAULT_SOURCE, joinWaitlist } from '../core/entries.js';
 import { AppError } from '../core/errors.js';
-import { fieldsJson } from '../core/fields.js';
+import { checkFields, fieldsJson } from '../core/fields.js';
 import { countryOf } from '../core/geo.js';
 import { newId } from '../core/ids.js';
 import {
@@ -18,12 +18,28 @@ import {
   subscriberLinks,
   waitingTotal,
 } from '../core/lifecycle.js';
-import { checkDisposable, featureSettings, honeypotFilled } from '../core/settings.js';
+import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor } from '../core/settings.js';
 import { normEmail } from '../core/users.js';
 import type { ProjectRow } from '../db/store.js';
 import { clientIp } from './client-ip.js';
 import type { Deps, Req } from './context.js';
+import { validateBody } from './http.js';
 import { baseUrl } from './lifecycle-http.js';
+
+/**
+ * A join body checked against the project's schema. When it fails, the custom fields' problems are
+ * added to the standard fields' (they are otherwise checked after it), so a form shows every mistake
+ * at once.
+ */
+export function validateJoin(project: ProjectRow, value: unknown): JoinBody {
+  try {
+    return validateBody(value, joinSchemaFor(project));
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.issues || value === null || typeof value !== 'object') throw err;
+    const more = checkFields(featureSettings(project).fields, (value as { fields?: unknown }).fields).issues;
+    throw new AppError(err.code, err.message, [...err.issues, ...more.filter((m) => !err.issues!.some((i) => i.path === m.path))]);
+  }
+}
 
 /** The 201 `data` of a join. */
 export type JoinData = Record<string, unknown> & { entryId: string; email: string; statusToken?: string };

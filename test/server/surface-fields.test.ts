@@ -92,6 +92,22 @@ describe('join with fields', () => {
     expect(list.total).toBe(0);
   });
 
+  it('a bad email and a bad custom field are reported together, on the JSON route and a form post', async () => {
+    expect(issuePaths(await join({ email: 'not-an-email', fields: { seats: 'many' } })).sort()).toEqual([
+      'email',
+      'fields.company',
+      'fields.seats',
+    ]);
+    const form = await fetch(`${srv.url}/v1/waitlist/${P.slug}/join`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: P.key, email: 'not-an-email' }),
+      redirect: 'manual',
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('location')).toMatch(/error=validation_failed/);
+  });
+
   it('fields must be an object', async () => {
     expect(issuePaths(await join({ email: 'x@example.com', fields: ['a'] }))).toContain('fields');
   });

@@ -7,18 +7,16 @@
 //   GET  /w/:slug/challenge   getPageChallenge the page's proof-of-work challenge (no key)
 import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
-import type { JoinBody } from '../../contract/schemas.js';
 import { challengeFor } from '../../core/captcha.js';
 import { projectForJoin } from '../../core/projects.js';
 import { AppError } from '../../core/errors.js';
-import { checkFields } from '../../core/fields.js';
 import { featureSettings, joinSchemaFor } from '../../core/settings.js';
 import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { isFormType, readForm } from '../forms.js';
-import { send, validateBody } from '../http.js';
-import { completeJoin } from '../join-flow.js';
+import { send } from '../http.js';
+import { completeJoin, validateJoin } from '../join-flow.js';
 import { type FormValues, messageFor, sendHosted } from '../pages/hosted.js';
 import { surfaceLimit } from '../surface-limit.js';
 
@@ -70,17 +68,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
       // `ref` reaches the join only once the join body knows it (the lifecycle layer adds it).
       const schema = joinSchemaFor(project);
       if (!('ref' in schema.shape)) delete form.body.ref;
-      let body: JoinBody;
-      try {
-        body = validateBody(form.body, schema);
-      } catch (err) {
-        // Show every mistake at once: the custom fields' too, not only the standard fields'.
-        if (err instanceof AppError && err.issues) {
-          const more = checkFields(featureSettings(project).fields, form.body.fields).issues;
-          throw new AppError(err.code, err.message, [...err.issues, ...more.filter((m) => !err.issues!.some((i) => i.path === m.path))]);
-        }
-        throw err;
-      }
+      const body = validateJoin(project, form.body); // every mistake at once, the custom fields' too
       const { data } = await completeJoin(deps, req, project, '', body);
       sendHosted(res, project, { joined: data });
     } catch (err) {

@@ -7,15 +7,15 @@ import type { ServerResponse } from 'node:http';
 import type { Polka } from 'polka';
 import { AppError } from '../../core/errors.js';
 import { projectForJoin } from '../../core/projects.js';
-import { joinSchemaFor, originAllowed } from '../../core/settings.js';
+import { originAllowed } from '../../core/settings.js';
 import { checkKind } from '../lifecycle-http.js';
 import type { ProjectRow } from '../../db/store.js';
 import { bearerChallenge, wrongProjectKey } from '../bearer.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { formTarget, isFormType, readForm, redirect303 } from '../forms.js';
-import { readJson, send, validateBody } from '../http.js';
-import { completeJoin } from '../join-flow.js';
+import { readJsonValue, send } from '../http.js';
+import { completeJoin, validateJoin } from '../join-flow.js';
 import { limitKey } from '../ratelimit.js';
 
 export { clientIp };
@@ -64,7 +64,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
     if (isFormType(req)) return joinByForm(req, res);
     const project = await authorise(req, res, req.headers.authorization);
-    const body = await readJson(req, joinSchemaFor(project));
+    const body = validateJoin(project, await readJsonValue(req));
     const r = await completeJoin(deps, req, project, key(req), body);
     send(res, 201, r.message, r.data);
   });
@@ -96,7 +96,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     let project: ProjectRow | undefined;
     try {
       project = await authorise(req, res, auth);
-      const body = validateBody(form.body, joinSchemaFor(project));
+      const body = validateJoin(project, form.body);
       const { data } = await completeJoin(deps, req, project, key(req), body);
       redirect303(res, formTarget(project, { ok: true, statusToken: data.statusToken }));
     } catch (err) {
