@@ -140,6 +140,21 @@ describe('hosted page', () => {
     fails(await new Client(srv.url).get('/w/nothing-here'), 404, 'not_found');
     expect((await postForm(`${srv.url}/w/${B.slug}`, { email: 'x@example.com' })).status).toBe(404);
   });
+
+  it('hostedPage off and no redirectUrl: a plain form post still lands on a page saying how it went', async () => {
+    const E = await projectWithKey(owner, 'Forms Off');
+    ok(await owner.put(`/api/project/${E.projectId}/settings`, { hostedPage: false }));
+    const bad = await postForm(`${srv.url}/v1/waitlist/${E.slug}/join`, { key: E.key, email: 'nope' });
+    expect(bad.location).toBe(`/w/${E.slug}?error=validation_failed`);
+    const page = await new Client(srv.url).get(bad.location!);
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('did not go through');
+    const joined = await new Client(srv.url).get(`/w/${E.slug}?status=joined`);
+    expect(joined.status).toBe(200);
+    expect(joined.text).toContain('You are on the waitlist');
+    fails(await new Client(srv.url).get(`/w/${E.slug}`), 404, 'not_found'); // the form itself stays off
+  });
 });
 
 describe('proof-of-work captcha', () => {

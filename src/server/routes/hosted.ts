@@ -18,6 +18,7 @@ import { isFormType, readForm } from '../forms.js';
 import { send } from '../http.js';
 import { completeJoin, validateJoin } from '../join-flow.js';
 import { type FormValues, messageFor, sendHosted } from '../pages/hosted.js';
+import { html, sendPage } from '../pages/html.js';
 import { surfaceLimit } from '../surface-limit.js';
 
 const REF_RE = /^[A-Za-z0-9_-]{1,100}$/;
@@ -42,15 +43,26 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
   }
 
   app.get('/w/:slug', async (req, res) => {
+    const status = one(req.query?.status);
+    const error = one(req.query?.error);
+    const known = error !== undefined && /^[a-z_]{1,40}$/.test(error);
+    const off = await projectForJoin(store, req.params.slug!);
+    if (off && !featureSettings(off).hostedPage && (status === 'joined' || known)) {
+      // A plain form's post lands here when the project has no redirectUrl (docs/signup.md): with the
+      // hosted page off, the outcome alone, not a 404.
+      await limit(off.id, clientIp(req, deps.trust));
+      const title = status === 'joined' && !known ? 'You are on the waitlist' : 'Your sign-up did not go through';
+      const text = known ? messageFor(error) : 'Thanks for joining.';
+      sendPage(res, { status: known ? 400 : 200, title, body: html`<h1>${title}</h1><p class="muted">${off.name}</p><p>${text}</p>` });
+      return;
+    }
     const project = await pageProject(req);
     await limit(project.id, clientIp(req, deps.trust));
     const ref = one(req.query?.ref);
-    const status = one(req.query?.status);
-    const error = one(req.query?.error);
     sendHosted(res, project, {
       ref: ref && REF_RE.test(ref) ? ref : undefined,
       joined: status === 'joined' ? { email: 'Your email' } : undefined,
-      error: error && /^[a-z_]{1,40}$/.test(error) ? messageFor(error) : undefined,
+      error: known ? messageFor(error) : undefined,
     });
   });
 
