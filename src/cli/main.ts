@@ -65,11 +65,24 @@ export async function main(argv: string[], ctx: CliContext = processContext()): 
     });
   }
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(jsonFirst(argv));
     return EXIT.ok;
   } catch (err) {
     return report(ctx, err);
   }
+}
+
+/**
+ * `waitlist --json project list` means `waitlist project list --json`: scripts put the flag either side
+ * of the command. Only a leading --json (before the first command word) moves; a command without the
+ * flag still refuses it.
+ */
+function jsonFirst(argv: string[]): string[] {
+  const [node, script, ...args] = argv;
+  let i = 0;
+  while (args[i] === '--json') i++;
+  if (i === 0 || i === args.length) return argv;
+  return [node!, script!, ...args.slice(i), '--json'];
 }
 
 /** Prints an error the way every command shares and picks its exit code. */

@@ -22,6 +22,10 @@ describe('project', () => {
     const list = await cliJson(['project', 'list'], as());
     expect(Array.isArray(list)).toBe(true);
     expect(list.map((p: { slug: string }) => p.slug).sort()).toEqual(['alpha-app', 'beta-thing']);
+    // --json before the command means the same.
+    const before = await cli(['--json', 'project', 'list'], as());
+    expect(before.exitCode).toBe(0);
+    expect(JSON.parse(before.stdout)).toEqual(list);
 
     const renamed = await cliJson(['project', 'update', 'alpha-app', '--name', 'Alpha Renamed'], as());
     expect(renamed).toMatchObject({ projectId: created.projectId, name: 'Alpha Renamed', slug: 'alpha-app' });
