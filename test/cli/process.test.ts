@@ -7,7 +7,7 @@ const user = useCliUser();
 const { as } = user;
 
 describe('exit codes of the process', () => {
-  it('bad numeric values of serve exit 2 like every other bad flag, before anything starts', async () => {
+  it('bad values of serve exit 2 like every other bad flag, before anything starts', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['serve', '--port', 'x'], {}, /^error: --port must be an integer from 0 to 65535, not 'x'/],
       [['serve', '--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, not '70000'/],
@@ -16,6 +16,15 @@ describe('exit codes of the process', () => {
       [['serve'], { PORT: 'abc' }, /^error: --port must be an integer from 0 to 65535, not 'abc' \(flag or env var\)/],
       [['serve'], { WAITLIST_JOIN_WINDOW: '-5' }, /^error: --join-window must be an integer from 1 to 86400, not '-5'/],
       [['serve', '--trust-proxy', 'not-an-ip'], {}, /--trust-proxy: not an IP address/],
+      [['serve', '--pg-connect-timeout', 'x'], {}, /^error: --pg-connect-timeout must be a number of seconds from 0\.1 to 600, not 'x'/],
+      [['serve', '--public-url', 'ftp://x'], {}, /^error: --public-url must be an http\(s\) URL.*not 'ftp:\/\/x'/],
+      [
+        ['serve', '--smtp-url', 'http://user:secret-pw@x'],
+        {},
+        /^error: --smtp-url must look like smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465\n$/,
+      ],
+      [['serve', '--allowed-hosts', 'a/b'], {}, /^error: --allowed-hosts: not a host name or host:port: a\/b/],
+      [['serve'], { WAITLIST_RETRY_SCHEDULE: 'x' }, /^error: WAITLIST_RETRY_SCHEDULE must be comma-separated seconds/],
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
     ];
     const results = await Promise.all(

@@ -63,12 +63,13 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
   };
   if (opts.publicUrl) {
     if (!/^https?:\/\/[^/]+/i.test(opts.publicUrl) || !URL.canParse(opts.publicUrl))
-      throw new Error('--public-url must be an http(s) URL, like https://waitlist.example.com');
+      throw new CliError(`--public-url must be an http(s) URL, like https://waitlist.example.com, not '${opts.publicUrl}'`, EXIT.usage);
     out.publicUrl = opts.publicUrl.replace(/\/+$/, '');
   }
   if (opts.smtpUrl) {
     if (!/^smtps?:\/\//i.test(opts.smtpUrl) || !URL.canParse(opts.smtpUrl))
-      throw new Error('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
+      // The value is not repeated: it may hold a password.
+      throw new CliError('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465', EXIT.usage);
     out.smtpUrl = opts.smtpUrl;
   }
   if (opts.mailFrom) out.mailFrom = opts.mailFrom;
@@ -76,7 +77,7 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
   if (schedule) {
     const list = schedule.split(',').map(Number);
     if (!list.length || list.some((n) => !Number.isFinite(n) || n < 0))
-      throw new Error('WAITLIST_RETRY_SCHEDULE must be comma-separated seconds, like 10,60,300');
+      throw new CliError(`WAITLIST_RETRY_SCHEDULE must be comma-separated seconds, like 10,60,300, not '${schedule}'`, EXIT.usage);
     out.retrySchedule = list;
   }
   return out;
@@ -87,7 +88,7 @@ function secondsArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max)
-      throw new Error(`${name} must be a number of seconds from ${min} to ${max}`);
+      throw new CliError(`${name} must be a number of seconds from ${min} to ${max}, not '${v}' (flag or env var)`, EXIT.usage);
     return Math.round(n * 1000);
   };
 }
