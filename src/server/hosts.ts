@@ -10,9 +10,9 @@ import { isIP } from 'node:net';
 /** Splits `name[:port]` (IPv6 in brackets) into a lower-case name and a port (undefined when absent). */
 export function splitHost(value: string): { name: string; port: number | undefined } | undefined {
   // A DNS name (letters, digits, hyphens, dots, underscores), an IPv4 address or a bracketed IPv6 one.
-  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9_]([a-z0-9_.-]*[a-z0-9_.])?)(?::(\d{1,5}))?$/i.exec(value.trim());
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_.])?)(?::(\d{1,5}))?$/i.exec(value.trim());
   if (!m) return undefined;
-  return { name: m[1]!.toLowerCase().replace(/\.$/, ''), port: m[3] === undefined ? undefined : Number(m[3]) };
+  return { name: m[1]!.toLowerCase().replace(/\.$/, ''), port: m[2] === undefined ? undefined : Number(m[2]) };
 }
 
 export class HostPolicy {

@@ -92,7 +92,7 @@ describe('join with fields', () => {
     expect(list.total).toBe(0);
   });
 
-  it('a bad email and a bad custom field are reported together, on the JSON route and a form post', async () => {
+  it('a bad email and bad custom fields are reported together on the JSON route; a form post gets validation_failed', async () => {
     expect(issuePaths(await join({ email: 'not-an-email', fields: { seats: 'many' } })).sort()).toEqual([
       'email',
       'fields.company',

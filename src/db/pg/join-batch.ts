@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { OutboxWrites } from '../outbox.js';
 import { type EntryRow, positionAtInsert } from '../store.js';
 import { bulkInsert } from './bulk.js';
-import { insertCrediting, insertResolvingRefs } from './lifecycle.js';
+import { closeOrdinalGaps, insertCrediting, insertResolvingRefs } from './lifecycle.js';
 import { integer, literal, named } from './named.js';
 import { eventsInsertText, heardOf, subscriptionsOf, wantedEvents, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
@@ -107,14 +107,10 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
 }
 
 /**
- * Join ordinals count the entries created (LIFECYCLE.md: gaps only where entries were deleted), but a
- * batch reserves one per row before its INSERT finds which rows are duplicates. Where some were, the
- * batch's inserted rows of that project are numbered again from the first reserved ordinal, in the
- * same order, and the project's last ordinal comes back to the last one used: statements for the
- * batch's closing round trip (empty when nothing was refused, the usual case). The ordinal rows stay
- * locked until COMMIT, so no other transaction took any of these numbers. New rows have no referrals
- * yet, so k = ordinal. (Reading the list's emails first instead needs a query whose plan goes wrong
- * on a table whose statistics lag its growth: 20-55 % of the joins/s in an A/B run.)
+ * The closing round trip's statements that close the ordinal gaps a project's refused rows left
+ * (closeOrdinalGaps): none when nothing was refused, the usual case. (Reading the list's emails first,
+ * to number only new rows, needs a query whose plan goes wrong on a table whose statistics lag its
+ * growth: 20-55 % of the joins/s in an A/B run.)
  */
 function compactOrdinals(
   byProject: Map<string, PendingJoin[]>,
@@ -123,20 +119,14 @@ function compactOrdinals(
 ): string[] {
   const out: string[] = [];
   for (const r of reserved) {
-    const rows = byProject.get(r.project_id)!;
-    const kept = rows.filter((p) => ids.has(p.row.id));
-    if (kept.length === rows.length) continue;
-    let next = Number(r.last) - rows.length + 1;
-    const moved: string[] = [];
-    for (const p of kept) {
-      if (p.row.ordinal !== next) moved.push(`(${literal(p.row.id)}, ${integer(next)}::bigint)`);
-      p.row.ordinal = next++;
-      p.row.k = p.row.ordinal;
-    }
+    const rows = byProject.get(r.project_id)!.map((p) => p.row);
+    if (rows.every((row) => ids.has(row.id))) continue;
+    const { moved, last } = closeOrdinalGaps(rows, Number(r.last) - rows.length + 1, ids);
     if (moved.length) {
-      out.push(`UPDATE entries AS e SET ordinal = v.o, k = v.o FROM (VALUES ${moved.join(', ')}) AS v(id, o) WHERE e.id = v.id`);
+      const values = moved.map((m) => `(${literal(m.id)}, ${integer(m.ordinal)}::bigint)`).join(', ');
+      out.push(`UPDATE entries AS e SET ordinal = v.o, k = v.o FROM (VALUES ${values}) AS v(id, o) WHERE e.id = v.id`);
     }
-    out.push(`UPDATE entry_ordinals SET last = ${integer(next - 1)} WHERE project_id = ${literal(r.project_id)}`);
+    out.push(`UPDATE entry_ordinals SET last = ${integer(last)} WHERE project_id = ${literal(r.project_id)}`);
   }
   return out;
 }

@@ -59,6 +59,26 @@ export async function reserveOrdinalsIn(tx: Exec, projectId: string, n: number):
   return Number(r.rows[0]!.last) - n + 1;
 }
 
+/**
+ * Ordinals count the entries created (LIFECYCLE.md: gaps only where entries were deleted), but a batch
+ * (of joins or of an import) reserves one per row before its INSERT finds which rows are duplicates.
+ * Numbers the `inserted` ones among `rows` (one project's, in the order they were numbered) again from
+ * `first`, in the same order (k = ordinal: new rows have no referrals yet); answers the rows whose
+ * ordinal changed, with the new one, and the project's last ordinal used. The caller writes both while
+ * its transaction still holds the project's ordinal row, so nobody took any of these numbers.
+ */
+export function closeOrdinalGaps(rows: readonly EntryRow[], first: number, inserted: Set<string>) {
+  let next = first;
+  const moved: { id: string; ordinal: number }[] = [];
+  for (const r of rows) {
+    if (!inserted.has(r.id)) continue;
+    if (r.ordinal !== next) moved.push({ id: r.id, ordinal: next });
+    r.ordinal = next++;
+    r.k = r.ordinal;
+  }
+  return { moved, last: next - 1 };
+}
+
 /** The project's referralBoost, read inside the writing transaction (never a caller's stale copy). */
 const boostOf = (projectId: string) =>
   sql`(SELECT coalesce((settings::jsonb->>'referralBoost')::bigint, 0) FROM projects WHERE id = ${projectId})`;

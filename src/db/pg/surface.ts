@@ -5,7 +5,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { EntryRow, ImportedBatch } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { bulkInsert } from './bulk.js';
-import { reserveOrdinalsIn } from './lifecycle.js';
+import { closeOrdinalGaps, reserveOrdinalsIn } from './lifecycle.js';
 import * as s from './schema.js';
 import { pgUnavailable } from './unavailable.js';
 
@@ -87,33 +87,20 @@ export class PgSurface {
         );
         for (const x of r.rows) ids.add(x.id);
       }
-      if (ids.size < rows.length) await closeOrdinalGaps(tx, rows, ids);
+      if (ids.size < rows.length) {
+        // The skipped duplicates had an ordinal each: close the gaps (closeOrdinalGaps).
+        const { moved, last } = closeOrdinalGaps(rows, first, ids);
+        for (let i = 0; i < moved.length; i += IMPORT_CHUNK) {
+          const part = moved.slice(i, i + IMPORT_CHUNK);
+          await tx.execute(
+            sql`UPDATE entries AS e SET ordinal = v.o, k = v.o
+                FROM unnest(${sql.param(part.map((m) => m.id))}::text[], ${sql.param(part.map((m) => m.ordinal))}::bigint[]) AS v(id, o)
+                WHERE e.id = v.id`,
+          );
+        }
+        await tx.execute(sql`UPDATE entry_ordinals SET last = ${last} WHERE project_id = ${rows[0]!.projectId}`);
+      }
       return { inserted: ids.size, first };
     });
   }
-}
-
-/**
- * Ordinals count the entries created: the batch's skipped duplicates had one reserved each, so its
- * inserted rows are numbered again from the first reserved ordinal, in the same order, and the
- * project's last ordinal comes back to the last one used (its row is locked until COMMIT).
- */
-async function closeOrdinalGaps(tx: Pick<NodePgDatabase<typeof s>, 'execute'>, rows: EntryRow[], ids: Set<string>) {
-  let next = rows[0]!.ordinal;
-  const moved: { id: string; o: number }[] = [];
-  for (const r of rows) {
-    if (!ids.has(r.id)) continue;
-    if (r.ordinal !== next) moved.push({ id: r.id, o: next });
-    r.ordinal = next++;
-    r.k = r.ordinal;
-  }
-  for (let i = 0; i < moved.length; i += IMPORT_CHUNK) {
-    const part = moved.slice(i, i + IMPORT_CHUNK);
-    await tx.execute(
-      sql`UPDATE entries AS e SET ordinal = v.o, k = v.o
-          FROM unnest(${sql.param(part.map((m) => m.id))}::text[], ${sql.param(part.map((m) => m.o))}::bigint[]) AS v(id, o)
-          WHERE e.id = v.id`,
-    );
-  }
-  await tx.execute(sql`UPDATE entry_ordinals SET last = ${next - 1} WHERE project_id = ${rows[0]!.projectId}`);
 }

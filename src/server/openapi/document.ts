@@ -100,7 +100,7 @@ const PARAM_TEXT: Record<string, string> = {
 /** The error codes a route can answer: its own plus those its auth, body and prefix imply. */
 function errorCodes(r: ApiRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(r.errors ?? []);
-  if (r.page) return [...codes]; // a page answers its errors as pages (described by r.page)
+  if (r.page) return [...codes]; // a page answers its errors as pages (described by r.page.errors)
   if (r.auth !== 'none') codes.add('unauthorized');
   if (r.body) for (const c of ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(c);
   if (r.path.startsWith('/api/')) codes.add('forbidden'); // a cross-origin Origin header
@@ -173,7 +173,7 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
       headers: { Location: { schema: { type: 'string' } } },
     };
   }
-  if (r.page && r.page !== 'None') responses['4XX'] = { description: r.page };
+  if (r.page?.errors) responses['4XX'] = { description: r.page.errors };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(r)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {

@@ -12,7 +12,7 @@ import { buildDocument } from './document.js';
 import { DOCS_CSS, docsBody } from './page.js';
 
 export { buildDocument } from './document.js';
-export { NOT_IN_DOCUMENT, ROUTES } from './routes.js';
+export { ROUTES } from './routes.js';
 
 /** Requests per minute per client address to /openapi.json and /docs. */
 export const DOCS_RATE_LIMIT = 60;

@@ -9,8 +9,8 @@ const HTML = (description: string) => ({ 'text/html': { type: 'string', descript
 const TOKEN_PAGE_ERRORS = 'An HTML page: 404 for an unknown, used or expired link (or project), 429 when rate limited';
 
 /** A page for people: no auth, an HTML answer, its errors answered as pages. */
-function page(method: Method, path: string, id: string, summary: string, description: string, errors = TOKEN_PAGE_ERRORS): ApiRoute {
-  return { method, path, id, tag: 'Pages', summary, auth: 'none', ok: { status: 200, content: HTML(description) }, page: errors };
+function page(method: Method, path: string, id: string, summary: string, description: string, errors?: string): ApiRoute {
+  return { method, path, id, tag: 'Pages', summary, auth: 'none', ok: { status: 200, content: HTML(description) }, page: { errors } };
 }
 
 const DASHBOARD = 'The web dashboard (a single-page app; same origin and session cookie as /api)';
@@ -19,22 +19,15 @@ const HOSTED_ERRORS = 'The error envelope 404 when the project is unknown, delet
 
 /** The pages for people: the dashboard, this document's page, the widget, the hosted and subscriber pages. */
 export const PAGES: ApiRoute[] = [
-  page('get', '/', 'showDashboard', 'Dashboard', DASHBOARD, 'None: every path the dashboard does not know is answered by /api or 404'),
-  page('head', '/', 'headDashboard', 'Dashboard (headers only)', DASHBOARD, 'None'),
-  page(
-    'get',
-    '/docs',
-    'showApiDocs',
-    'This document, rendered as a page (offline: nothing from elsewhere)',
-    'The API reference page',
-    'None',
-  ),
+  page('get', '/', 'showDashboard', 'Dashboard', DASHBOARD),
+  page('head', '/', 'headDashboard', 'Dashboard (headers only)', DASHBOARD),
+  page('get', '/docs', 'showApiDocs', 'This document, rendered as a page (offline: nothing from elsewhere)', 'The API reference page'),
   {
-    ...page('get', '/widget.js', 'getWidget', 'The sign-up widget script', WIDGET, 'None'),
+    ...page('get', '/widget.js', 'getWidget', 'The sign-up widget script', WIDGET),
     ok: { status: 200, content: { 'text/javascript': { type: 'string', description: WIDGET } } },
   },
   {
-    ...page('head', '/widget.js', 'headWidget', 'The sign-up widget script (headers only)', WIDGET, 'None'),
+    ...page('head', '/widget.js', 'headWidget', 'The sign-up widget script (headers only)', WIDGET),
     ok: { status: 200, content: { 'text/javascript': { type: 'string', description: WIDGET } } },
   },
   page(
@@ -70,7 +63,14 @@ export const PAGES: ApiRoute[] = [
     errors: ['not_found', 'rate_limited'],
   },
   {
-    ...page('get', '/w/:slug/status', 'showStatusPage', 'The subscriber’s status page', 'Status, position and referral link'),
+    ...page(
+      'get',
+      '/w/:slug/status',
+      'showStatusPage',
+      'The subscriber’s status page',
+      'Status, position and referral link',
+      TOKEN_PAGE_ERRORS,
+    ),
     query: tokenQuery,
   },
   {
@@ -80,11 +80,12 @@ export const PAGES: ApiRoute[] = [
       'showConfirmPage',
       'The confirm page: one click confirms (a GET never does)',
       'A page with one button',
+      TOKEN_PAGE_ERRORS,
     ),
     query: tokenQuery,
   },
   {
-    ...page('post', '/w/:slug/confirm', 'confirmFromPage', 'The confirm page’s button', 'The confirmed status'),
+    ...page('post', '/w/:slug/confirm', 'confirmFromPage', 'The confirm page’s button', 'The confirmed status', TOKEN_PAGE_ERRORS),
     query: tokenQuery.partial(),
     rawBody: {
       content: { 'application/x-www-form-urlencoded': { type: 'object', description: 'token (or ?token=)' } },
@@ -98,6 +99,7 @@ export const PAGES: ApiRoute[] = [
       'showLeavePage',
       'The leave page: one click erases the entry (a GET never does)',
       'A page with one button',
+      TOKEN_PAGE_ERRORS,
     ),
     query: tokenQuery,
   },
@@ -108,6 +110,7 @@ export const PAGES: ApiRoute[] = [
       'leaveFromPage',
       'The leave page’s button, and RFC 8058 one-click unsubscribe (`List-Unsubscribe=One-Click`)',
       'The entry is erased',
+      TOKEN_PAGE_ERRORS,
     ),
     query: tokenQuery.partial(),
     rawBody: {

@@ -117,10 +117,10 @@ export interface ApiRoute {
     description?: string;
   };
   /**
-   * A page for people (HTML, a script): its error answers are described by this text (pages answer them
-   * as pages) instead of the implied envelope codes; `errors` still lists any answered as the envelope.
+   * A page for people (HTML, a script): no implied envelope error codes (`errors` still lists any it
+   * answers as the envelope); `errors` here describes the pages it answers its errors with, if any.
    */
-  page?: string;
+  page?: { errors?: string };
   /**
    * Error codes this route answers beyond the implied ones (document.ts adds: `auth` → unauthorized, a body →
    * invalid_json/validation_failed/payload_too_large/unsupported_media_type, /api → forbidden, internal and
@@ -160,12 +160,6 @@ function listOnProject(path: string, id: string, tag: string, summary: string, i
 function preflight(path: string, id: string, tag: string, summary = 'CORS preflight', description?: string): ApiRoute {
   return { method: 'options', path, id, tag, summary, auth: 'none', ok: { status: 204, empty: true, description } };
 }
-
-/**
- * Routes of the app left out of the document on purpose, with why. None today: the pages for people
- * are in ROUTES too (tag `Pages`), as HTML (or script) answers.
- */
-export const NOT_IN_DOCUMENT: { method: Method; path: string; why: string }[] = [];
 
 export const ROUTES: ApiRoute[] = [
   // ---- service ----

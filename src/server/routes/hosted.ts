@@ -36,9 +36,10 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
   const { store, joinLimiter } = deps;
   const limit = surfaceLimit(deps);
 
+  const notFound = () => new AppError('not_found', 'Waitlist not found');
   async function pageProject(req: Req): Promise<ProjectRow> {
     const project = await projectForJoin(store, req.params.slug!);
-    if (!project || !featureSettings(project).hostedPage) throw new AppError('not_found', 'Waitlist not found');
+    if (!project || !featureSettings(project).hostedPage) throw notFound();
     return project;
   }
 
@@ -46,18 +47,18 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     const status = one(req.query?.status);
     const error = one(req.query?.error);
     const known = error !== undefined && /^[a-z_]{1,40}$/.test(error);
-    const off = await projectForJoin(store, req.params.slug!);
-    if (off && !featureSettings(off).hostedPage && (status === 'joined' || known)) {
-      // A plain form's post lands here when the project has no redirectUrl (docs/signup.md): with the
-      // hosted page off, the outcome alone, not a 404.
-      await limit(off.id, clientIp(req, deps.trust));
-      const title = status === 'joined' && !known ? 'You are on the waitlist' : 'Your sign-up did not go through';
+    const project = await projectForJoin(store, req.params.slug!);
+    // With the page off, only a plain form's redirect (no redirectUrl set, docs/signup.md) is answered:
+    // with the outcome alone, not a 404.
+    const outcomeOnly = project !== undefined && !featureSettings(project).hostedPage;
+    if (!project || (outcomeOnly && status !== 'joined' && !known)) throw notFound();
+    await limit(project.id, clientIp(req, deps.trust));
+    if (outcomeOnly) {
+      const title = known ? 'Your sign-up did not go through' : 'You are on the waitlist';
       const text = known ? messageFor(error) : 'Thanks for joining.';
-      sendPage(res, { status: known ? 400 : 200, title, body: html`<h1>${title}</h1><p class="muted">${off.name}</p><p>${text}</p>` });
+      sendPage(res, { status: known ? 400 : 200, title, body: html`<h1>${title}</h1><p class="muted">${project.name}</p><p>${text}</p>` });
       return;
     }
-    const project = await pageProject(req);
-    await limit(project.id, clientIp(req, deps.trust));
     const ref = one(req.query?.ref);
     sendHosted(res, project, {
       ref: ref && REF_RE.test(ref) ? ref : undefined,
