@@ -144,6 +144,25 @@ describe('round trip and formats', () => {
     expect(q[1]).toMatchObject({ status: 'waiting', referralCode: expect.stringMatching(/^\S{8,}$/) });
   });
 
+  it('the newest-first list and the export order imported rows by their kept createdAt, beside live sign-ups', async () => {
+    const p = await projectWithKey(owner, 'Import Newest');
+    ok(await postJoin(srv.url, p.slug, p.key, { email: 'live@example.com' }), 201);
+    // Same-day rows keep the file's order (the later line is the newer); a row without a date is the import's time.
+    const csv =
+      'email,created_at\nc@example.com,2023-05-05\na@example.com,2019-01-01\nb1@example.com,2021-02-02\nb2@example.com,2021-02-02\nnow@example.com,\n';
+    expect(ok(await upload(p, csv))).toMatchObject({ imported: 5 });
+    const order = ['now@example.com', 'live@example.com', 'c@example.com', 'b2@example.com', 'b1@example.com', 'a@example.com'];
+    const items = await all(p);
+    expect(items.map((e) => e.email)).toEqual(order);
+    const times = items.map((e) => Date.parse(e.createdAt));
+    expect([...times].sort((x, y) => y - x)).toEqual(times);
+    const exported = await fetch(`${srv.url}/api/project/${p.projectId}/waitlist/export?format=ndjson`, {
+      headers: { cookie: owner.cookie },
+    });
+    const lines = (await exported.text()).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).email)).toEqual(order);
+  });
+
   it('a file of several batches keeps its date order across batch edges, and every row is searchable and counted', async () => {
     const p = await projectWithKey(owner, 'Import Batches');
     const n = BATCH * 2 + 345; // three batches, the last one partial
@@ -210,6 +229,23 @@ describe('bad input: clear errors, never a 500', () => {
     expect(issuePaths(r as never)).toEqual(['email']);
     expect(r.body.error.issues[0].message).toContain('"name", "company"');
     expect(issuePaths((await upload(p, '')) as never)).toEqual(['file']);
+  });
+
+  it('NDJSON createdAt numbers: Unix seconds or milliseconds; anything else is refused by line, never a 500', async () => {
+    const lines = [
+      { email: 'n1@example.com', createdAt: 1700000000 },
+      { email: 'n2@example.com', createdAt: 1700000000123 },
+      { email: 'n3@example.com', createdAt: 1e20 },
+      { email: 'n4@example.com', createdAt: -5000 },
+      { email: 'n5@example.com', createdAt: 1.5 },
+    ].map((l) => JSON.stringify(l));
+    const r = ok(await upload(p, lines.join('\n'), 'format=ndjson', 'application/x-ndjson'));
+    expect(r.imported).toBe(2);
+    expect(r.invalid.map((i: { line: number }) => i.line)).toEqual([3, 4, 5]);
+    expect(r.invalid[0].message).toMatch(/^createdAt: /);
+    expect((await byEmail(p, 'n1@example.com')).createdAt).toBe('2023-11-14T22:13:20.000Z');
+    expect((await byEmail(p, 'n2@example.com')).createdAt).toBe('2023-11-14T22:13:20.123Z');
+    ok(await owner.get(`/api/project/${p.projectId}/waitlist`));
   });
 
   it('a 10 MB line is reported by line and the rows around it are kept', async () => {

@@ -5,7 +5,7 @@ import { joinBody, LIMITS, metadataSchema } from '../../contract/schemas.js';
 import type { FieldDefinition } from '../../contract/settings-surface.js';
 import { type EntryRow, UNTOUCHED_LIFECYCLE } from '../../db/store.js';
 import { checkFields } from '../fields.js';
-import { newId } from '../ids.js';
+import { idAt } from '../ids.js';
 import { REFERRAL_CODE_BYTES, timePrefix } from '../lifecycle.js';
 import { normEmail } from '../users.js';
 import type { Target } from './columns.js';
@@ -87,8 +87,18 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'n
 
 export type RowResult = { row: EntryRow } | { error: string };
 
-/** Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date order. */
-export function toRow(projectId: string, p: Picked, defs: readonly FieldDefinition[], order: SlashOrder | null, now: number): RowResult {
+/**
+ * Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date
+ * order, `line` the record's line in its file (it orders the ids of rows of the same millisecond).
+ */
+export function toRow(
+  projectId: string,
+  p: Picked,
+  defs: readonly FieldDefinition[],
+  order: SlashOrder | null,
+  now: number,
+  line: number,
+): RowResult {
   if (present(p.removed)) return { error: `Removed on the previous tool (${text(p.removed)}): not imported` };
   if (!present(p.email)) return { error: 'No email' };
   const email = joinBody.shape.email.safeParse(text(p.email) ?? '');
@@ -99,7 +109,10 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
   if (source.length > LIMITS.sourceChars) return { error: `Source is longer than ${LIMITS.sourceChars} characters` };
   let createdAt = now;
   if (present(p.createdAt)) {
-    const d = typeof p.createdAt === 'number' ? { ms: p.createdAt } : parseDate(String(text(p.createdAt)), order);
+    // A JSON number reads as the same Unix time written as text: 10 digits seconds, 13 milliseconds.
+    if (typeof p.createdAt === 'number' && !Number.isSafeInteger(p.createdAt))
+      return { error: 'createdAt: a number must be a whole Unix time (10 digits: seconds, 13: milliseconds)' };
+    const d = parseDate(String(text(p.createdAt)), order);
     if ('error' in d) return { error: `createdAt: ${d.error}` };
     createdAt = d.ms;
   }
@@ -129,7 +142,7 @@ export function toRow(projectId: string, p: Picked, defs: readonly FieldDefiniti
   const ua = text(p.userAgent);
   return {
     row: {
-      id: newId('ent'),
+      id: idAt('ent', createdAt, line),
       projectId,
       email: email.data,
       emailNorm: normEmail(email.data),

@@ -108,7 +108,7 @@ export async function importStream(
     }
   };
   const convert = async (h: Held) => {
-    const r = toRow(project.id, h.picked, defs, order, now);
+    const r = toRow(project.id, h.picked, defs, order, now, h.line);
     if ('error' in r) return bad(h.line, r.error);
     batch.push(r.row);
     if (batch.length >= BATCH) await flush();
