@@ -7,7 +7,8 @@
 //   plus `_ ' + -` and single inner dots, like the ASCII rule; no quoted strings, no spaces.
 // - An address is stored as sent (trimmed, Unicode NFC); it is compared by its normal form (normEmail in
 //   core/users.ts): NFC, local part lower-cased, domain in its Unicode form (punycode decoded, UTS 46
-//   mapped), so a substring search for `müller` finds it on both databases.
+//   mapped). PostgreSQL's search reads that normal form, SQLite's the address as stored: they differ
+//   only for a domain joined in punycode (docs/api.md).
 // This file works unchanged in Node and in the browser bundle (URL only).
 
 const LOCAL_CHAR = String.raw`[\p{L}\p{M}\p{N}_'+\-]`;
