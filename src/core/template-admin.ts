@@ -11,9 +11,8 @@ export async function getTemplates(store: Store, projectId: string): Promise<Tem
 
 /** Applies the parts given; a part (or a whole template) set to null goes back to the default. */
 export async function putTemplates(store: Store, projectId: string, body: PutTemplatesBody): Promise<Templates> {
-  if (!EMAIL_TEMPLATES.some((n) => body[n] !== undefined)) {
-    throw invalidField('welcome', `Give at least one template: ${EMAIL_TEMPLATES.join(', ')}`);
-  }
+  // Only the parts given change: none given (`{}`) changes nothing.
+  if (!EMAIL_TEMPLATES.some((n) => body[n] !== undefined)) return getTemplates(store, projectId);
   const current = await store.events.templates(projectId);
   const rows: TemplateRow[] = [];
   const reset: string[] = [];

@@ -32,22 +32,26 @@ export function sendError(res: ServerResponse, err: AppError): void {
   res.end(body);
 }
 
-/** One issue per offending field, `path` dotted; unknown keys named one by one. */
+/**
+ * One issue per offending field, `path` dotted; unknown and immutable keys named one by one, and first:
+ * `{"slug": "x"}` to a project update is about `slug` before it is about the `name` it lacks.
+ */
 export function zodIssues(err: ZodError, readOnly: readonly string[] = []): Issue[] {
+  const unknown: Issue[] = [];
   const out: Issue[] = [];
   for (const i of err.issues) {
     const base = i.path.map(String);
     if (i.code === 'unrecognized_keys') {
       for (const key of i.keys) {
         const path = [...base, key].join('.');
-        out.push({ path, message: readOnly.includes(key) ? `${key} cannot be changed` : `Unknown field "${key}"` });
+        unknown.push({ path, message: readOnly.includes(key) ? `${key} cannot be changed` : `Unknown field "${key}"` });
       }
     } else {
       const path = base.join('.');
       if (!out.some((o) => o.path === path)) out.push({ path, message: i.message });
     }
   }
-  return out;
+  return [...unknown, ...out.filter((o) => !unknown.some((u) => u.path === o.path))];
 }
 
 export const validationFailed = (issues: Issue[]) => new AppError('validation_failed', 'Validation failed', issues);

@@ -46,7 +46,6 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
 
   it.each([
     ['unknown field', { colour: 'red' }, 'colour'],
-    ['empty body', {}, 'allowedOrigins'],
     ['origin with a path', { allowedOrigins: ['https://example.com/app'] }, 'allowedOrigins.0'],
     ['not an origin', { allowedOrigins: ['example.com'] }, 'allowedOrigins.0'],
     ['ftp origin', { allowedOrigins: ['ftp://example.com'] }, 'allowedOrigins.0'],
@@ -63,6 +62,17 @@ describe('GET/PUT /api/project/:projectId/settings', () => {
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_failed');
     expect(r.body.error.issues.map((i: { path: string }) => i.path)).toContain(path);
+  });
+
+  it('an empty PUT ({}) changes nothing and answers the settings as they are', async () => {
+    const { projectId } = await projectWithKey(owner);
+    expect((await owner.put(`/api/project/${projectId}/settings`, { honeypotField: 'website' })).status).toBe(200);
+    const r = await owner.put(`/api/project/${projectId}/settings`, {});
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ ...SETTINGS_DEFAULTS, honeypotField: 'website' });
+    const t = await owner.put(`/api/project/${projectId}/templates`, {});
+    expect(t.status).toBe(200);
+    expect(t.body.data).toEqual((await owner.get(`/api/project/${projectId}/templates`)).body.data);
   });
 
   it("answers 404 for another user's project (get and put, even with a bad body) and 401 without a session", async () => {

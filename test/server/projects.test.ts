@@ -152,6 +152,15 @@ describe('update', () => {
     expect(issues).toEqual([{ path: 'slug', message: expect.stringMatching(/cannot be changed|immutable|read-only/i) }]);
   });
 
+  it('the field that cannot be sent comes first; a missing name without a slug reads "Name is required"', async () => {
+    const issues = fails(await owner.put(`/api/project/${p.projectId}`, { slug: 'other' }), 400, 'validation_failed');
+    expect(issues.map((i: { path: string }) => i.path)).toEqual(['slug', 'name']);
+    expect(issues[1].message).toBe('Name is required');
+    expect(fails(await owner.put(`/api/project/${p.projectId}`, {}), 400, 'validation_failed')).toEqual([
+      { path: 'name', message: 'Name is required' },
+    ]);
+  });
+
   it('an unknown project → 404', async () => {
     fails(await owner.put('/api/project/prj_01ARZ3NDEKTSV4RRFFQ69G5FAV', { name: 'x' }), 404, 'not_found');
   });

@@ -21,6 +21,11 @@ export function settingsRoutes(app: Polka<Req>, deps: Deps) {
     await getProject(store, user.id, req.params.projectId!); // 404 before 400 for others' ids
     // Larger than other bodies: custom field definitions (20 fields of up to 100 options) take room.
     const body = await readJson(req, projectSettingsBody, [], 256 * 1024);
+    // Only the fields given change: none given (`{}`) changes nothing and answers the settings as they are.
+    if (Object.keys(body).length === 0) {
+      send(res, 200, 'Project settings unchanged', toSettings(await getProject(store, user.id, req.params.projectId!)));
+      return;
+    }
     checkEmailSettings(body, mailer !== null);
     const before = await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
     const updated = await updateSettings(store, user.id, req.params.projectId!, body);
