@@ -23,9 +23,14 @@ export function setHeaders(res: ServerResponse, headers: Record<string, string>)
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
 }
 
-/** The base URL of links (emails, referral links): --public-url / WAITLIST_PUBLIC_URL, else this request's origin. */
+/**
+ * The base URL of links (emails, referral links): --public-url / WAITLIST_PUBLIC_URL, else the URL the
+ * server listens on (the line it prints). Never the request's Host header: anyone can send
+ * `Host: evil.example` with a victim's address and have the confirmation email point there. The
+ * request's origin is used only by an app mounted without listening (tests that call createApp).
+ */
 export function baseUrl(deps: Deps, req: Req): string {
-  return publicBase(deps.options.publicUrl || undefined, req.headers.host, isHttps(req, deps.trust));
+  return publicBase(deps.options.publicUrl || deps.publicBaseUrl() || undefined, req.headers.host, isHttps(req, deps.trust));
 }
 
 /** Whether the server can send email (--smtp-url): emails are queued in the outbox only then. */

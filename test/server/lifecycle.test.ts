@@ -1,5 +1,6 @@
 // LIFECYCLE.md over HTTP: key kinds, statuses, positions and referrals, self-service, invites,
 // leaderboard (runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set).
+import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleSettingsDefaults } from '../../src/contract/settings-lifecycle.js';
 import { assertNoSecretsLeaked, fails, ok } from '../helpers/api.js';
@@ -58,6 +59,28 @@ describe('key kinds', () => {
 });
 
 describe('join, statuses and positions', () => {
+  it("links are built on the listening URL, never on the request's Host header (a sender could point them elsewhere)", async () => {
+    const p = await setup();
+    const email = uniqueEmail('host');
+    const body = JSON.stringify({ email });
+    const url = new URL(`${server.url}/v1/waitlist/${p.slug}/join`);
+    const answer = await new Promise<{ status: number; json: { data: { referralUrl: string } } }>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', authorization: `Bearer ${p.key}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.json.data.referralUrl.startsWith(`${server.url}/w/${p.slug}?ref=`)).toBe(true);
+  });
+
   it('join answers status, position, referralCode, referralUrl and statusToken', async () => {
     const p = await setup();
     const a = await join(p);
