@@ -4,9 +4,9 @@ import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
-import { confirmTokenOf, newReferralCode, newSecret, secretHash } from './lifecycle.js';
+import { confirmTokenOf, emailLinks, newReferralCode, secretHash, statusTokenOf, welcomeEmail } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
-import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
+import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
 import { featureSettings } from './settings.js';
 import { newId } from './ids.js';
 import { normEmail } from './users.js';
@@ -21,8 +21,8 @@ export interface JoinContext {
   userAgent: string | null;
   /** The project row, for its lifecycle settings (double opt-in, referral boost); defaults without it. */
   project?: ProjectRow;
-  /** The links of the confirmation email (confirmUrl, statusUrl, leaveUrl) for the new tokens. */
-  links?: (statusToken: string, confirmToken: string) => EmailVars;
+  /** The base URL of the links in the entry's emails (confirmation, welcome); no emails without it. */
+  base?: string;
 }
 
 /** A new entry and the secrets made for it (shown once, stored only hashed). */
@@ -33,9 +33,11 @@ export type JoinedEntry = EntryRow & { statusToken: string; confirmToken: string
 export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBody, fields = '{}'): Promise<JoinedEntry> {
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
-  const statusToken = newSecret();
   const id = newId('ent');
+  const statusToken = await statusTokenOf(store, id, now);
   const confirmToken = settings.doubleOptIn ? await confirmTokenOf(store, id, now) : null;
+  const project = ctx.project;
+  const links = project && ctx.base !== undefined ? await emailLinks(store, project, ctx.base) : null;
   const row: EntryRow = {
     id,
     projectId: ctx.projectId,
@@ -67,16 +69,16 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
     const writes: OutboxWrites = {
       events: [entryEvent('entry.created', inserted.projectId, entryData(inserted), now, !confirmToken && sendsNotices(ctx.project))],
     };
-    if (ctx.project && featureSettings(ctx.project).welcomeEmail && !confirmToken) {
-      writes.emails = [newEmail(inserted.projectId, 'welcome', inserted.email, { email: inserted.email, name: inserted.name }, now)];
-    }
-    if (confirmToken && ctx.project && ctx.links) {
+    if (!project || !links) return writes;
+    if (!confirmToken && featureSettings(project).welcomeEmail) writes.emails = [welcomeEmail(project.id, inserted, links(inserted), now)];
+    if (confirmToken) {
+      const confirmUrl = `${ctx.base}/w/${project.slug}/confirm?token=${encodeURIComponent(confirmToken)}`;
       writes.emails = [
         newEmail(
-          inserted.projectId,
+          project.id,
           'confirmation',
           inserted.email,
-          { email: inserted.email, name: inserted.name, ...ctx.links(statusToken, confirmToken) },
+          { email: inserted.email, name: inserted.name, confirmUrl, ...links(inserted) },
           now,
         ),
       ];

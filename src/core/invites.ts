@@ -3,7 +3,7 @@
 import type { InviteBody, InviteCheck, InvitePreview, InviteResult, RedeemResult } from '../contract/lifecycle.js';
 import type { EntryRow, ProjectRow, Store } from '../db/store.js';
 import { AppError, notFound } from './errors.js';
-import { newSecret, secretHash } from './lifecycle.js';
+import { emailLinks, newSecret, secretHash } from './lifecycle.js';
 import { entryData, entryEvent, newEmail } from './outbox.js';
 import { featureSettings } from './settings.js';
 
@@ -28,9 +28,10 @@ export async function inviteEntries(
   };
   // entry.invited events (and invite emails, with SMTP) are written in the batch's transaction.
   const template = featureSettings(project).inviteUrl;
+  const links = mail?.smtp ? await emailLinks(store, project, mail.base) : null;
   const outbox = (rows: EntryRow[]) => ({
     events: rows.map((e) => entryEvent('entry.invited', project.id, entryData(e), now)),
-    emails: mail?.smtp
+    emails: links
       ? rows.map((e) => {
           const code = codes.get(e.id)!;
           return newEmail(
@@ -43,6 +44,7 @@ export async function inviteEntries(
               inviteCode: code,
               inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
               expiresAt: iso(expiresAt),
+              ...links(e),
             },
             now,
           );

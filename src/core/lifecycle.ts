@@ -1,15 +1,16 @@
 // The waitlist lifecycle (LIFECYCLE.md): what a join gets (status, referral code, status token),
 // confirmation, the subscriber's own view and leave, positions for the management API, stats.
-// Tokens are 256-bit random strings after a time prefix (a confirmation token: an HMAC of the entry's
-// id, so a resend repeats it); only their SHA-256 (with the prefix) is stored.
+// Tokens are 256 bits after a time prefix: an invite code random, an entry's confirmation and status
+// tokens an HMAC of its id (so any later email can carry the same links); only their SHA-256 (with the
+// prefix) is stored.
 import { createHmac } from 'node:crypto';
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
-import type { EntryRow, ExportedEntry, PageArgs, ProjectRow, Store } from '../db/store.js';
+import { positionAtInsert, type EntryRow, type ExportedEntry, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
 import { randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
-import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
+import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { toEntry } from './serialize.js';
 import { serverKey } from './server-keys.js';
 import { featureSettings } from './settings.js';
@@ -33,6 +34,9 @@ export const timePrefix = (now = Date.now()) => now.toString(36).padStart(TIME_C
 export const newSecret = () => timePrefix() + randomToken(32);
 
 const CONFIRM_KEY = 'confirm-token-hmac-v1';
+const STATUS_KEY = 'status-token-hmac-v1';
+const derived = (key: string, entryId: string, joinedAt: number) =>
+  timePrefix(joinedAt) + createHmac('sha256', key).update(entryId).digest('base64url');
 /**
  * An entry's confirmation token: its join time's prefix and an HMAC-SHA256 of its id under a
  * server-wide key (256 bits, base64url), stored only as a hash like every other secret. Derived rather
@@ -41,8 +45,34 @@ const CONFIRM_KEY = 'confirm-token-hmac-v1';
  * new token.
  */
 export async function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
-  const key = await serverKey(store, CONFIRM_KEY);
-  return timePrefix(joinedAt) + createHmac('sha256', key).update(entryId).digest('base64url');
+  return derived(await serverKey(store, CONFIRM_KEY), entryId, joinedAt);
+}
+/**
+ * An entry's status token (its status and leave links), derived the same way under its own key: the
+ * join answers it once, and every later email to the subscriber (the welcome after a confirmation, an
+ * invite, a resent confirmation) carries the same links without the server keeping the token.
+ */
+export async function statusTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
+  return derived(await serverKey(store, STATUS_KEY), entryId, joinedAt);
+}
+
+/**
+ * The subscriber links of an email to one entry, from a function made once per request (it reads the
+ * server key) and then called synchronously inside a store transaction: statusUrl and leaveUrl (which
+ * also becomes the List-Unsubscribe header) when the entry's stored status token is the derived one,
+ * and its referralUrl. Entries whose token was drawn at random (joined before tokens were derived) and
+ * imported ones (no token) get the referral link only.
+ */
+export async function emailLinks(store: Store, project: ProjectRow, base: string): Promise<(row: EntryRow) => EmailVars> {
+  const key = await serverKey(store, STATUS_KEY);
+  return (row) => {
+    const vars: EmailVars = { referralUrl: row.referralCode ? referralUrlOf(project, base, row.referralCode) : null };
+    if (row.statusTokenHash) {
+      const token = derived(key, row.id, row.createdAt);
+      if (secretHash(token) === row.statusTokenHash) Object.assign(vars, subscriberLinks(project, base, token));
+    }
+    return vars;
+  };
 }
 const PREFIXED_SECRET = /^[0-9a-z]{9}[\w-]{43}$/;
 /**
@@ -204,19 +234,31 @@ export async function entryByStatusToken(store: Store, project: ProjectRow, toke
 }
 
 /** Confirms a pending entry by its emailed token: it becomes waiting (queue order = join time). */
-export async function confirmEntry(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
+export async function confirmEntry(store: Store, project: ProjectRow, token: string, base: string): Promise<EntryRow> {
   const found = await store.lifecycle.entryByConfirmToken(secretHash(token));
   if (!found || found.projectId !== project.id) throw tokenNotFound();
   const now = Date.now();
   // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
-  // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md).
-  const welcome = featureSettings(project).welcomeEmail;
+  // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md),
+  // with the place it has now and the subscriber's links.
+  const links = featureSettings(project).welcomeEmail ? await emailLinks(store, project, base) : null;
   const row = await store.lifecycle.confirm(project.id, found.id, now, 0, (after) => ({
     events: [entryEvent('entry.confirmed', project.id, entryData(after), now, sendsNotices(project))],
-    ...(welcome ? { emails: [newEmail(project.id, 'welcome', after.email, { email: after.email, name: after.name }, now)] } : {}),
+    ...(links ? { emails: [welcomeEmail(project.id, after, links(after), now)] } : {}),
   }));
   if (!row) throw tokenNotFound();
   return row;
+}
+
+/** The welcome email of an entry that has just reached the queue: its place then, and its links. */
+export function welcomeEmail(projectId: string, row: EntryRow, links: EmailVars, now: number) {
+  return newEmail(
+    projectId,
+    'welcome',
+    row.email,
+    { email: row.email, name: row.name, position: positionAtInsert.get(row) ?? null, ...links },
+    now,
+  );
 }
 
 /** The subscriber's leave: erases the entry for good (not a soft delete). */
@@ -231,16 +273,17 @@ export async function leave(store: Store, project: ProjectRow, token: string): P
 }
 
 /**
- * Queues a new confirmation email for a pending entry (a fresh token: only the latest link works), in
- * the transaction that stores the token's hash. The status token is not known here (only its hash is
- * stored), so this email carries the confirm link only.
+ * Queues a confirmation email again for a pending entry (the same links as the first: its tokens are
+ * derived from the entry), in the transaction that records the resend, and only when the last resend is
+ * older than RESEND_INTERVAL_MS: of many concurrent re-joins one sends.
  */
-export async function sendConfirmation(store: Store, project: ProjectRow, row: EntryRow, base: string, resent: boolean) {
+async function resendConfirmation(store: Store, project: ProjectRow, row: EntryRow, base: string) {
   const token = await confirmTokenOf(store, row.id, row.createdAt);
+  const links = (await emailLinks(store, project, base))(row);
   const now = Date.now();
   const confirmUrl = `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(token)}`;
-  await store.lifecycle.setConfirmToken(row.id, secretHash(token), now, resent, {
-    emails: [newEmail(project.id, 'confirmation', row.email, { email: row.email, name: row.name, confirmUrl }, now)],
+  await store.lifecycle.setConfirmToken(row.id, secretHash(token), now, now - RESEND_INTERVAL_MS, {
+    emails: [newEmail(project.id, 'confirmation', row.email, { email: row.email, name: row.name, confirmUrl, ...links }, now)],
   });
 }
 
@@ -252,7 +295,7 @@ export async function resendIfPending(store: Store, project: ProjectRow, emailNo
   const row = await store.lifecycle.entryByEmail(project.id, emailNorm);
   if (!row || row.status !== 'pending') return;
   if (row.confirmResentAt !== null && Date.now() - row.confirmResentAt < RESEND_INTERVAL_MS) return;
-  await sendConfirmation(store, project, row, base, true);
+  await resendConfirmation(store, project, row, base);
 }
 
 /** Erases pending entries older than each project's pendingPurgeDays; how many. */

@@ -13,6 +13,8 @@ export interface TemplateParts {
   html: string;
 }
 
+const statusText = '{{#statusUrl}}\n\nYour sign-up: {{{statusUrl}}}{{/statusUrl}}';
+const statusHtml = '{{#statusUrl}}<p><small><a href="{{statusUrl}}">Your sign-up</a></small></p>{{/statusUrl}}';
 const leaveText = '{{#leaveUrl}}\n\nTo leave the waitlist: {{{leaveUrl}}}{{/leaveUrl}}';
 const leaveHtml = '{{#leaveUrl}}<p><small><a href="{{leaveUrl}}">Leave the waitlist</a></small></p>{{/leaveUrl}}';
 
@@ -21,9 +23,11 @@ export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
     subject: 'Confirm your place on the {{projectName}} waitlist',
     text:
       'Hi{{#name}} {{name}}{{/name}},\n\nPlease confirm your email to join the {{projectName}} waitlist:\n{{{confirmUrl}}}\n\nIf you did not sign up, ignore this email.' +
+      statusText +
       leaveText,
     html:
       '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Please confirm your email to join the {{projectName}} waitlist:</p><p><a href="{{confirmUrl}}">Confirm my email</a></p><p>If you did not sign up, ignore this email.</p>' +
+      statusHtml +
       leaveHtml,
   },
   welcome: {
@@ -39,9 +43,11 @@ export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
     subject: "You're invited to {{projectName}}",
     text:
       "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresAt}}The invite expires on {{expiresAt}}.{{/expiresAt}}" +
+      statusText +
       leaveText,
     html:
       '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you\'re invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href="{{inviteUrl}}">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresAt}}<p>The invite expires on {{expiresAt}}.</p>{{/expiresAt}}' +
+      statusHtml +
       leaveHtml,
   },
   notice: {

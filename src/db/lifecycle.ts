@@ -94,8 +94,13 @@ export interface LifecycleStore {
 
   /** pending → waiting (credits the referrer); the row after the change, or the row as it was when not pending. */
   confirm(projectId: string, entryId: string, now: number, boost: number, outbox?: OutboxOf<EntryRow>): Promise<EntryRow | undefined>;
-  /** Stores a new confirmation token hash for a pending entry (a resend). */
-  setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites): Promise<void>;
+  /**
+   * Stores a confirmation token hash for a pending entry, with `outbox` (the email) in the same
+   * transaction. `resentBefore` set: a resend, done only when the entry's last resend is at or before it
+   * (or there was none), and recorded as `now`; concurrent re-joins thus send one email. False when
+   * nothing was written (not pending, or resent too recently).
+   */
+  setConfirmToken(entryId: string, hash: string, now: number, resentBefore: number | null, outbox?: OutboxWrites): Promise<boolean>;
   /** Soft delete (admin): leaves the queue; a counted referral is taken back from the referrer. */
   softDelete(projectId: string, entryId: string, now: number, boost: number, outbox?: OutboxOf<EntryRow>): Promise<EntryRow | undefined>;
   /** Erases the row for good (the subscriber's leave): nothing of it stays. False when not found. */

@@ -9,15 +9,7 @@ import { AppError } from '../core/errors.js';
 import { checkFields, fieldsJson } from '../core/fields.js';
 import { countryOf } from '../core/geo.js';
 import { newId } from '../core/ids.js';
-import {
-  newReferralCode,
-  newSecret,
-  positionOf,
-  referralUrlOf,
-  resendIfPending,
-  subscriberLinks,
-  waitingTotal,
-} from '../core/lifecycle.js';
+import { newReferralCode, newSecret, positionOf, referralUrlOf, resendIfPending, waitingTotal } from '../core/lifecycle.js';
 import { checkDisposable, featureSettings, honeypotFilled, joinSchemaFor } from '../core/settings.js';
 import { normEmail } from '../core/users.js';
 import type { ProjectRow } from '../db/store.js';
@@ -89,10 +81,7 @@ export async function completeJoin(
       ip,
       country: ip ? countryOf(ip) : null,
       userAgent: ua ? ua.slice(0, 512) : null,
-      links: (statusToken, confirmToken) => ({
-        confirmUrl: `${base}/w/${project.slug}/confirm?token=${encodeURIComponent(confirmToken)}`,
-        ...subscriberLinks(project, base, statusToken),
-      }),
+      base,
     },
     body,
     fields,

@@ -131,6 +131,68 @@ describe(`email on ${DIALECT}`, () => {
     expect(ok(await c.get(`/api/project/${q.projectId}/waitlist/${j.entryId}`))).toMatchObject({ status: 'waiting', position: 1 });
   });
 
+  it("every email to a subscriber carries its status, leave and referral links and List-Unsubscribe, on the join's statusToken", async () => {
+    const q = await projectWithKey(c, 'Links Club');
+    ok(await c.put(`/api/project/${q.projectId}/settings`, { doubleOptIn: true, welcomeEmail: true }));
+    const email = uniqueEmail('links');
+    const j = ok(await postJoin(srv.url, q.slug, q.key, { email, name: 'Lin' }), 201);
+    const statusUrl = `https://wl.example.com/w/${q.slug}/status?token=${encodeURIComponent(j.statusToken)}`;
+    const leaveUrl = `https://wl.example.com/w/${q.slug}/leave?token=${encodeURIComponent(j.statusToken)}`;
+    const headersOf = (m: (typeof smtp.mails)[number]) => smtp.rawHeaders[smtp.mails.indexOf(m)]!;
+    const carriesLinks = (m: (typeof smtp.mails)[number]) => {
+      expect(m.text).toContain(statusUrl);
+      expect(m.text).toContain(leaveUrl);
+      expect(m.html).toContain(leaveUrl);
+      expect(headersOf(m).get('list-unsubscribe')).toContain(leaveUrl);
+      expect(headersOf(m).get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    };
+    const [confirmation] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'confirmation');
+    carriesLinks(confirmation!);
+    // Ten re-joins at the same moment: one resend (the first re-join's), with the same links.
+    const again = await Promise.all(Array.from({ length: 10 }, () => postJoin(srv.url, q.slug, q.key, { email })));
+    expect(again.map((r) => r.status)).toEqual(Array(10).fill(409));
+    const resent = (await waitFor(() => mailsTo(email).length >= 2 && mailsTo(email), 15_000, 'resent confirmation'))[1]!;
+    carriesLinks(resent);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(mailsTo(email)).toHaveLength(2);
+    // Confirmed: the welcome says the place and carries the same links.
+    const token = decodeURIComponent(/confirm\?token=([\w%-]+)/.exec(confirmation!.text ?? '')![1]!);
+    ok(await c.post(`/v1/waitlist/${q.slug}/confirm`, { token }));
+    const welcome = (await waitFor(() => mailsTo(email).length >= 3 && mailsTo(email), 15_000, 'welcome'))[2]!;
+    expect(welcome.subject).toBe("You're on the Links Club waitlist");
+    expect(welcome.text).toContain('You are number 1.');
+    expect(welcome.text).toContain(`https://wl.example.com/w/${q.slug}?ref=${encodeURIComponent(j.referralCode)}`);
+    carriesLinks(welcome);
+    // The invite too.
+    ok(await c.post(`/api/project/${q.projectId}/invites`, { entryIds: [j.entryId] }));
+    const invite = (await waitFor(() => mailsTo(email).length >= 4 && mailsTo(email), 15_000, 'invite'))[3]!;
+    expect(invite.subject).toBe("You're invited to Links Club");
+    carriesLinks(invite);
+    // The links work: the status page, then the one-click unsubscribe a mail app posts.
+    expect((await c.get(`/v1/waitlist/${q.slug}/status?token=${encodeURIComponent(j.statusToken)}`)).status).toBe(200);
+    const unsub = await fetch(`${srv.url}/w/${q.slug}/leave?token=${encodeURIComponent(j.statusToken)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(unsub.status).toBe(200);
+    fails(await c.get(`/api/project/${q.projectId}/waitlist/${j.entryId}`), 404, 'not_found');
+  });
+
+  it('a welcome without double opt-in carries the place and the links too', async () => {
+    const q = await projectWithKey(c, 'Welcome Links');
+    ok(await c.put(`/api/project/${q.projectId}/settings`, { welcomeEmail: true }));
+    ok(await postJoin(srv.url, q.slug, q.key, { email: uniqueEmail('first') }), 201);
+    const email = uniqueEmail('second');
+    const j = ok(await postJoin(srv.url, q.slug, q.key, { email }), 201);
+    const [m] = await waitFor(() => mailsTo(email).length && mailsTo(email), 15_000, 'welcome');
+    expect(m!.text).toContain('You are number 2.');
+    expect(m!.text).toContain(`https://wl.example.com/w/${q.slug}/status?token=${encodeURIComponent(j.statusToken)}`);
+    expect(smtp.rawHeaders[smtp.mails.indexOf(m!)]!.get('list-unsubscribe')).toContain(
+      `https://wl.example.com/w/${q.slug}/leave?token=${encodeURIComponent(j.statusToken)}`,
+    );
+  });
+
   it('adds one-click List-Unsubscribe headers when the email has a leave link', async () => {
     const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'x@example.com' });
     const leave = 'https://wl.example.com/w/rocket/leave?token=abc';

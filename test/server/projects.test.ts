@@ -155,7 +155,7 @@ describe('update', () => {
   it('the field that cannot be sent comes first; a missing name without a slug reads "Name is required"', async () => {
     const issues = fails(await owner.put(`/api/project/${p.projectId}`, { slug: 'other' }), 400, 'validation_failed');
     expect(issues.map((i: { path: string }) => i.path)).toEqual(['slug', 'name']);
-    expect(issues[1].message).toBe('Name is required');
+    expect(issues[1]?.message).toBe('Name is required');
     expect(fails(await owner.put(`/api/project/${p.projectId}`, {}), 400, 'validation_failed')).toEqual([
       { path: 'name', message: 'Name is required' },
     ]);

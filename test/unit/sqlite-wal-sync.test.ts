@@ -147,7 +147,7 @@ describe('the SQLite store’s join batches', () => {
     const pending = entryRow(p.id, { status: 'pending' });
     expect(await store.insertEntry(pending, k.id)).toBe('inserted');
     const now = Date.now();
-    await checked(() => store.lifecycle.setConfirmToken(pending.id, 'c'.repeat(64), now, true));
+    await checked(() => store.lifecycle.setConfirmToken(pending.id, 'c'.repeat(64), now, now));
     expect((await checked(() => store.lifecycle.confirm(p.id, pending.id, now, 0)))?.status).toBe('waiting');
     const invited = await store.lifecycle.invite(p.id, {
       sel: { entryIds: [pending.id] },
@@ -163,7 +163,7 @@ describe('the SQLite store’s join batches', () => {
     const other = entryRow(p.id, { status: 'pending' });
     expect(await store.insertEntry(other, k.id)).toBe('inserted');
     breakLog(ws);
-    await expect(store.lifecycle.setConfirmToken(other.id, 'd'.repeat(64), now, false)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.lifecycle.setConfirmToken(other.id, 'd'.repeat(64), now, null)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(store.lifecycle.confirm(p.id, other.id, now, 0)).rejects.toThrow(/fsync of the database's log failed/);
     expect(sqlite.prepare('SELECT status FROM entries WHERE id = ?').pluck().get(other.id)).toBe('pending');
     (ws as unknown as { fd: number | undefined }).fd = undefined;

@@ -1,7 +1,7 @@
 // PostgreSQL implementation of the lifecycle store (see src/db/lifecycle.ts for the queue design).
 // Writes that move a project's queue first lock its entry_ordinals row (lockQueue), so they are
 // serialised per project across instances and the bucket rows are never locked in opposite orders.
-import { and, asc, count, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { InviteBatch, LifecycleStore, OutboxOf, QueueQuery, RedeemOutcome, StatusCounts } from '../lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
@@ -386,16 +386,31 @@ export class PgLifecycle implements LifecycleStore {
     return row;
   }
 
-  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+  async setConfirmToken(entryId: string, hash: string, now: number, resentBefore: number | null, outbox?: OutboxWrites) {
+    let set = false;
     const wrote = await this.db.transaction(async (tx) => {
+      // A concurrent resend of the same row waits for this one's row lock, then finds the condition false.
       const r = await tx
         .update(s.entries)
-        .set(resent ? { confirmTokenHash: hash, confirmSentAt: now, confirmResentAt: now } : { confirmTokenHash: hash, confirmSentAt: now })
-        .where(and(eq(s.entries.id, entryId), eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt)))
+        .set(
+          resentBefore !== null
+            ? { confirmTokenHash: hash, confirmSentAt: now, confirmResentAt: now }
+            : { confirmTokenHash: hash, confirmSentAt: now },
+        )
+        .where(
+          and(
+            eq(s.entries.id, entryId),
+            eq(s.entries.status, 'pending'),
+            isNull(s.entries.deletedAt),
+            resentBefore !== null ? or(isNull(s.entries.confirmResentAt), lte(s.entries.confirmResentAt, resentBefore)) : undefined,
+          ),
+        )
         .returning({ id: s.entries.id });
-      return r.length === 1 && (await writeOutboxPg(tx, outbox));
+      set = r.length === 1;
+      return set && (await writeOutboxPg(tx, outbox));
     });
     this.wake(wrote);
+    return set;
   }
 
   async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {

@@ -312,15 +312,19 @@ export class SqliteLifecycle implements LifecycleStore {
     return row;
   }
 
-  async setConfirmToken(entryId: string, hash: string, now: number, resent: boolean, outbox?: OutboxWrites) {
+  async setConfirmToken(entryId: string, hash: string, now: number, resentBefore: number | null, outbox?: OutboxWrites) {
+    let set = false;
     const wrote = await this.txDurable(() => {
+      const resend = resentBefore !== null;
       const n = this.stmt(
         `UPDATE entries SET confirm_token_hash = ?, confirm_sent_at = ?, confirm_resent_at = CASE WHEN ? THEN ? ELSE confirm_resent_at END
-         WHERE id = ? AND status = 'pending' AND deleted_at IS NULL`,
-      ).run(hash, now, resent ? 1 : 0, now, entryId).changes;
-      return n === 1 && writeOutbox(this.db, outbox);
+         WHERE id = ? AND status = 'pending' AND deleted_at IS NULL AND (NOT ? OR confirm_resent_at IS NULL OR confirm_resent_at <= ?)`,
+      ).run(hash, now, resend ? 1 : 0, now, entryId, resend ? 1 : 0, resentBefore ?? 0).changes;
+      set = n === 1;
+      return set && writeOutbox(this.db, outbox);
     });
     if (wrote) this.outboxWritten();
+    return set;
   }
 
   async softDelete(projectId: string, entryId: string, now: number, _boost: number, outbox?: OutboxOf<EntryRow>) {

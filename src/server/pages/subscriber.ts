@@ -111,7 +111,7 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
     if (!project) return;
     const token = await formToken(req);
     try {
-      const row = await lc.confirmEntry(store, project, token);
+      const row = await lc.confirmEntry(store, project, token, baseUrl(deps, req));
       const v = await lc.publicView(store, project, row, baseUrl(deps, req));
       sendPage(res, {
         title: `${project.name}: confirmed`,

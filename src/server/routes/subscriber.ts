@@ -60,7 +60,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   app.post('/v1/waitlist/:slug/confirm', async (req, res) => {
     const project = await tokenRoute(req, res);
     const { token } = await readJson(req, tokenBody);
-    const row = await lc.confirmEntry(store, project, token);
+    const row = await lc.confirmEntry(store, project, token, baseUrl(deps, req));
     send(res, 200, 'Your email is confirmed', await lc.publicView(store, project, row, baseUrl(deps, req)));
   });
 
