@@ -33,12 +33,33 @@ export function notLoggedIn(creds?: Credentials | string): CliError {
   return new CliError('not logged in: run `waitlist login` (or set WAITLIST_SESSION)', EXIT.auth);
 }
 
+/** How long an API command waits for the server to start answering, unless WAITLIST_TIMEOUT says otherwise. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** Node's fetch gives up waiting for response headers after 300 s on its own: a longer wait cannot be had. */
+const MAX_TIMEOUT_SECONDS = 300;
+
+/** WAITLIST_TIMEOUT in seconds (1–300; empty or unset: 30); anything else is a usage error (exit 2). */
+export function timeoutSeconds(env: Record<string, string | undefined>): number {
+  const raw = env.WAITLIST_TIMEOUT?.trim();
+  if (!raw) return DEFAULT_TIMEOUT_SECONDS;
+  const n = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_TIMEOUT_SECONDS)) {
+    throw new CliError(`WAITLIST_TIMEOUT must be a number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}, not '${raw}'`, EXIT.usage);
+  }
+  return n;
+}
+
+/** A client for a server, waiting at most WAITLIST_TIMEOUT seconds (default 30) for each answer to start. */
+export function apiClient(ctx: CliContext, opts: { server: string; session?: string | undefined }): WaitlistClient {
+  return ctx.client({ ...opts, timeoutMs: timeoutSeconds(ctx.env) * 1000 });
+}
+
 /** A client for the resolved server and session; exit 4 when there is no session at all. */
 export async function sessionClient(ctx: CliContext = currentContext()): Promise<WaitlistClient> {
   const creds = await resolveCredentials(ctx.credentials, ctx.env);
   if (!creds.session) throw notLoggedIn(creds);
   ctx.session = creds;
-  return ctx.client({ server: creds.server, session: creds.session });
+  return apiClient(ctx, { server: creds.server, session: creds.session });
 }
 
 /** Output on the context's streams: a table on a terminal (or WAITLIST_FORCE_TTY=1), TSV otherwise. */

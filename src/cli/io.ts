@@ -26,7 +26,7 @@ export interface CliContext {
   env: Record<string, string | undefined>;
   prompter: Prompter;
   credentials: CredentialStore;
-  client(opts: { server: string; session?: string | undefined }): WaitlistClient;
+  client(opts: { server: string; session?: string | undefined; timeoutMs?: number | undefined }): WaitlistClient;
   /** The credentials of the last session client made, so a 401 can say which session was refused. */
   session?: Credentials;
 }

@@ -47,7 +47,7 @@ Examples:
   $ waitlist entry export --project my-app --output subscribers.csv
 
 Environment: WAITLIST_SERVER and WAITLIST_SESSION override the stored server and session (CI);
-NO_COLOR turns colours off. Exit codes: 0 ok, 1 error, 2 usage, 4 not logged in.
+WAITLIST_TIMEOUT is how many seconds to wait for the server to answer (default 30); NO_COLOR turns colours off. Exit codes: 0 ok, 1 error, 2 usage, 4 not logged in.
 Run \`waitlist <command> --help\` for a command's flags and examples.`,
   );
   return program;
@@ -108,7 +108,9 @@ function report(ctx: CliContext, err: unknown): number {
 
 /** A server error as `error: <message> (<code>)` plus its issues; exit 4 when the session was refused. */
 function reportApiError(ctx: CliContext, err: ApiError): number {
-  const lines = [`error: ${err.message}${err.code === 'network' ? '' : ` (${err.code})`}`];
+  const transport = err.code === 'network' || err.code === 'timeout';
+  const hint = err.code === 'timeout' ? ' (set WAITLIST_TIMEOUT, in seconds, to wait longer)' : '';
+  const lines = [`error: ${err.message}${transport ? hint : ` (${err.code})`}`];
   for (const i of err.issues) lines.push(`  ${i.path || '(body)'}: ${i.message}`);
   let code: number = EXIT.error;
   if (err.status === 401) {

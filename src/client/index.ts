@@ -45,7 +45,10 @@ import type {
 import type { ImportResult } from '../contract/responses.js';
 import { SESSION_COOKIE } from '../contract/wire.js';
 
-/** An error answered by the server (its envelope), or a transport failure (status 0, code `network`). */
+/**
+ * An error answered by the server (its envelope), or a transport failure: status 0 with code `network`
+ * (no connection) or `timeout` (connected, but no answer within `timeoutMs`).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -68,6 +71,13 @@ export interface ClientOptions {
   userAgent?: string;
   /** Called before an ApiError with status 401 is thrown, except for the /api/auth/ routes (e.g. show the login page). */
   onUnauthorized?: () => void;
+  /**
+   * How long to wait for a response to start (its status and headers), in milliseconds; past it the
+   * request is abandoned with an ApiError of code `timeout`. A body that has started is never cut (an
+   * export streams as long as it takes), and `importEntries` has no such limit (the server answers only
+   * once it has read and processed the whole upload). Default: none (the runtime's own).
+   */
+  timeoutMs?: number | undefined;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -86,6 +96,7 @@ export class WaitlistClient {
   private readonly userAgent: string | null;
   private readonly browser: boolean;
   private readonly onUnauthorized: (() => void) | undefined;
+  private readonly timeoutMs: number | undefined;
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '');
@@ -93,6 +104,7 @@ export class WaitlistClient {
     this.browser = opts.browser ?? false;
     this.userAgent = this.browser ? null : (opts.userAgent ?? 'waitlist-cli');
     this.onUnauthorized = opts.onUnauthorized;
+    this.timeoutMs = opts.timeoutMs;
   }
 
   /** The absolute URL of an API path with its query (undefined values left out). */
@@ -112,13 +124,22 @@ export class WaitlistClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
+    // The deadline covers the wait for the status and headers only: it is cleared as soon as they are in,
+    // so the body (a long export) streams for as long as it takes.
+    const deadline = this.timeoutMs ? new AbortController() : undefined;
+    const timer = deadline ? setTimeout(() => deadline.abort(), this.timeoutMs) : undefined;
     let res: Response;
     try {
-      res = await fetch(this.url(path, opts.query), { method, headers, body, redirect: 'manual' });
+      res = await fetch(this.url(path, opts.query), { method, headers, body, redirect: 'manual', signal: deadline?.signal ?? null });
     } catch (err) {
+      if (deadline?.signal.aborted) {
+        throw new ApiError(0, 'timeout', `the server at ${this.server} did not answer within ${this.timeoutMs! / 1000} s`);
+      }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`);
+    } finally {
+      clearTimeout(timer);
     }
     if (res.ok) return res;
     if (res.status === 401 && !path.startsWith('/api/auth/')) this.onUnauthorized?.();

@@ -3,7 +3,7 @@ import { ApiError, type WaitlistClient } from '../../client/index.js';
 import { loginBody, signupBody } from '../../contract/schemas.js';
 import type { User } from '../../contract/types.js';
 import { resolveCredentials } from '../credentials.js';
-import { type CliContext, interactive, type JsonOpt, output, sessionClient, validate } from '../context.js';
+import { apiClient, type CliContext, interactive, type JsonOpt, output, sessionClient, validate } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { PASSWORD_LABEL, readPassword } from '../password.js';
 
@@ -29,20 +29,20 @@ async function loggedIn(ctx: CliContext, client: WaitlistClient, user: User, opt
 
 export async function signup(ctx: CliContext, opts: LoginOpts & { name?: string }) {
   const { server } = await resolveCredentials(ctx.credentials, ctx.env, opts.server);
+  const client = apiClient(ctx, { server }); // before the prompts: a bad WAITLIST_TIMEOUT stops here
   const email = await askEmail(ctx, opts.email);
   const password = await readPassword(ctx, opts.passwordStdin, true);
   const body = validate(signupBody, { email, password, ...(opts.name !== undefined ? { name: opts.name } : {}) }, PASSWORD_LABEL);
-  const client = ctx.client({ server });
   await loggedIn(ctx, client, await client.signup(body), opts, 'Signed up and logged in');
 }
 
 export async function login(ctx: CliContext, opts: LoginOpts) {
   const creds = await resolveCredentials(ctx.credentials, ctx.env, opts.server);
+  // Sending the stored session (same server only) lets the server end it: no stale session left behind.
+  const client = apiClient(ctx, { server: creds.server, session: creds.source === 'file' ? creds.session : undefined });
   const email = await askEmail(ctx, opts.email);
   const password = await readPassword(ctx, opts.passwordStdin, false);
   const body = validate(loginBody, { email, password }, PASSWORD_LABEL);
-  // Sending the stored session (same server only) lets the server end it: no stale session left behind.
-  const client = ctx.client({ server: creds.server, session: creds.source === 'file' ? creds.session : undefined });
   let user: User;
   try {
     user = await client.login(body);
@@ -62,7 +62,7 @@ export async function logout(ctx: CliContext, opts: JsonOpt) {
     if (out.mode === 'json') out.json(null);
     return;
   }
-  const client = ctx.client({ server: creds.server, session: creds.session });
+  const client = apiClient(ctx, { server: creds.server, session: creds.session });
   try {
     await client.logout();
   } catch (err) {

@@ -1,0 +1,89 @@
+// The CLI when the network or the machine lets it down: a server that accepts the connection and never
+// answers (WAITLIST_TIMEOUT), a slow answer that must not be cut (export body, import result), a server
+// that goes away in the middle of `entry list --all`, and stdout that cannot be written. A real server
+// behind a proxy that misbehaves on request (test/cli/proxy.ts).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, cliJson, seedEntries, storedSession, useCliUser } from './cli.js';
+import { useProxy } from './proxy.js';
+
+const N = 12;
+const user = useCliUser({}, { name: 'Faults', slug: 'faults' });
+const { srv, as } = user;
+const proxy = useProxy(() => srv.url);
+let emails: string[];
+beforeAll(async () => {
+  const key = await cliJson(['key', 'create', '--project', 'faults', '--name', 'seed'], as());
+  emails = await seedEntries(srv.url, 'faults', key.key, N);
+});
+
+/** The CLI pointed at the proxy with the user's session (no credentials file involved). */
+const viaProxy = (env: Record<string, string> = {}) => ({
+  env: { WAITLIST_SERVER: proxy.url, WAITLIST_SESSION: storedSession(user.home), ...env },
+});
+
+describe('WAITLIST_TIMEOUT: waiting for the server to answer', () => {
+  it('a server that never answers: a one-line error after WAITLIST_TIMEOUT seconds, exit 1, nothing on stdout', {
+    timeout: 20_000,
+  }, async () => {
+    proxy.rule = () => 'silent';
+    try {
+      for (const args of [['whoami'], ['project', 'list', '--json'], ['entry', 'export', '--project', 'faults']]) {
+        const started = Date.now();
+        const r = await cli(args, viaProxy({ WAITLIST_TIMEOUT: '1' }));
+        expect(Date.now() - started, args.join(' ')).toBeLessThan(5_000);
+        expect(r, args.join(' ')).toEqual({
+          exitCode: 1,
+          stdout: '',
+          stderr: `error: the server at ${proxy.url} did not answer within 1 s (set WAITLIST_TIMEOUT, in seconds, to wait longer)\n`,
+        });
+      }
+      // login and signup too (they talk to the server before there is a session)
+      const login = await cli(['login', '--server', proxy.url, '--email', 'a@example.com', '--password-stdin'], {
+        input: 'a long password',
+        env: { WAITLIST_TIMEOUT: '1' },
+      });
+      expect(login.exitCode).toBe(1);
+      expect(login.stderr).toMatch(/^error: the server at .+ did not answer within 1 s/);
+    } finally {
+      proxy.rule = () => 'pass';
+    }
+  });
+
+  it('a bad WAITLIST_TIMEOUT is a usage error (exit 2) naming it; empty means the default', async () => {
+    for (const bad of ['abc', '0', '-5', '301', '1e3']) {
+      const r = await cli(['whoami'], viaProxy({ WAITLIST_TIMEOUT: bad }));
+      expect(r.exitCode, bad).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`error: WAITLIST_TIMEOUT must be a number of seconds from 1 to 300, not '${bad}'\n`);
+    }
+    expect((await cli(['whoami'], viaProxy({ WAITLIST_TIMEOUT: '' }))).exitCode).toBe(0);
+    expect((await cli(['whoami'], viaProxy({ WAITLIST_TIMEOUT: '2.5' }))).exitCode).toBe(0);
+  });
+
+  it('bounds only the wait for the answer to start: a slow export body is not cut', async () => {
+    proxy.rule = (req) => (req.url?.includes('/export') ? { holdBodyMs: 2_500 } : 'pass');
+    try {
+      const r = await cli(['entry', 'export', '--project', 'faults', '--format', 'ndjson'], viaProxy({ WAITLIST_TIMEOUT: '1' }));
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(N);
+    } finally {
+      proxy.rule = () => 'pass';
+    }
+  });
+
+  it('entry import waits for its answer however long the server takes to process the upload', async () => {
+    const file = join(user.home, 'slow.csv');
+    writeFileSync(file, 'email,name\nslow-1@example.com,Slow\n');
+    proxy.rule = (req) => (req.url?.includes('/import') ? { holdHeadersMs: 2_500 } : 'pass');
+    try {
+      const r = await cli(['entry', 'import', '--project', 'faults', '--file', file, '--json'], viaProxy({ WAITLIST_TIMEOUT: '1' }));
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ imported: 1 });
+      emails.push('slow-1@example.com');
+    } finally {
+      proxy.rule = () => 'pass';
+    }
+  });
+});
