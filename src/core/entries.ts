@@ -37,7 +37,9 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const statusToken = await statusTokenOf(store, id, now);
   const confirmToken = settings.doubleOptIn ? await confirmTokenOf(store, id, now) : null;
   const project = ctx.project;
-  const links = project && ctx.base !== undefined ? await emailLinks(store, project, ctx.base) : null;
+  // Only a join that sends an email needs its links (and the server key they are made with).
+  const emails = project && ctx.base !== undefined && (settings.doubleOptIn || featureSettings(project).welcomeEmail);
+  const links = emails ? await emailLinks(store, project, ctx.base!) : null;
   const row: EntryRow = {
     id,
     projectId: ctx.projectId,

@@ -233,10 +233,16 @@ export async function entryByStatusToken(store: Store, project: ProjectRow, toke
   return row;
 }
 
+/** The live entry of this project that a confirmation token belongs to (pending, or already confirmed), or 404. */
+export async function entryByConfirmToken(store: Store, project: ProjectRow, token: string): Promise<EntryRow> {
+  const row = token ? await store.lifecycle.entryByConfirmToken(secretHash(token)) : undefined;
+  if (!row || row.projectId !== project.id) throw tokenNotFound();
+  return row;
+}
+
 /** Confirms a pending entry by its emailed token: it becomes waiting (queue order = join time). */
 export async function confirmEntry(store: Store, project: ProjectRow, token: string, base: string): Promise<EntryRow> {
-  const found = await store.lifecycle.entryByConfirmToken(secretHash(token));
-  if (!found || found.projectId !== project.id) throw tokenNotFound();
+  const found = await entryByConfirmToken(store, project, token);
   const now = Date.now();
   // entry.confirmed is written in the confirmation's transaction (not for a repeat confirm).
   // With welcomeEmail on, the welcome goes out now that the subscriber is in (events layer, docs/events.md),

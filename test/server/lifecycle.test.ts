@@ -226,6 +226,14 @@ describe('subscriber self-service', () => {
     ok(await c.post(`/v1/waitlist/${p.slug}/leave`, { token: me.statusToken }));
     fails(await c.get(`/v1/waitlist/${p.slug}/status?token=${encodeURIComponent(me.statusToken)}`), 404, 'not_found');
     fails(await c.post(`/v1/waitlist/${p.slug}/leave`, { token: me.statusToken }), 404, 'not_found');
+    // The pages too: a used, unknown or missing token is the 404 page, not a button that cannot work.
+    for (const q of [`?token=${encodeURIComponent(me.statusToken)}`, '?token=nope', '']) {
+      for (const page of ['leave', 'confirm', 'status']) {
+        const r = await c.get(`/w/${p.slug}/${page}${q}`);
+        expect(r.status, `${page}${q}`).toBe(404);
+        expect(r.text).not.toContain('<form method="post"');
+      }
+    }
     fails(await admin.get(`/api/project/${p.projectId}/waitlist/${me.entryId}`), 404, 'not_found');
     const rows = await dbQuery(server, 'SELECT * FROM entries WHERE id = ? OR email = ?', [me.entryId, email]);
     expect(rows).toEqual([]);

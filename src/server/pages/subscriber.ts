@@ -90,12 +90,27 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
     }
   });
 
-  /** GET of a token link only asks (a link scanner must not act): a form posts the token back to the same path. */
-  const askFirst = (action: 'confirm' | 'leave', title: string, question: string, button: string) =>
+  /**
+   * GET of a token link only asks (a link scanner must not act): a form posts the token back to the same
+   * path. The token is looked up first (reading only): a bad or used one is the 404 page, not a button.
+   */
+  const askFirst = (
+    action: 'confirm' | 'leave',
+    title: string,
+    question: string,
+    button: string,
+    check: (project: ProjectRow, token: string) => Promise<unknown>,
+  ) =>
     app.get(`/w/:slug/${action}`, async (req, res) => {
       const project = await open(req, res);
       if (!project) return;
       const token = first(req.query?.token);
+      try {
+        await check(project, token);
+      } catch (e) {
+        if (notFound(e)) return badLink(res, project);
+        throw e;
+      }
       sendPage(res, {
         title: `${project.name}: ${title}`,
         body: html`<h1>${project.name}</h1><p>${question}</p>
@@ -104,7 +119,13 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
       });
     });
 
-  askFirst('confirm', 'confirm your email', 'One click to confirm your email and take your place on the waitlist.', 'Confirm my email');
+  askFirst(
+    'confirm',
+    'confirm your email',
+    'One click to confirm your email and take your place on the waitlist.',
+    'Confirm my email',
+    (project, token) => lc.entryByConfirmToken(store, project, token),
+  );
 
   app.post('/w/:slug/confirm', async (req, res) => {
     const project = await open(req, res);
@@ -129,6 +150,7 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
     'leave the waitlist',
     'Leave the waitlist? Your email, name and everything else we stored about you will be erased. This cannot be undone.',
     'Leave and erase my data',
+    (project, token) => lc.entryByStatusToken(store, project, token),
   );
 
   app.post('/w/:slug/leave', async (req, res) => {
