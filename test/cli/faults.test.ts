@@ -87,3 +87,35 @@ describe('WAITLIST_TIMEOUT: waiting for the server to answer', () => {
     }
   });
 });
+
+describe('entry list --all when the server goes away half-way', () => {
+  it('prints nothing on stdout (JSON, TSV or table) unless every page came in', async () => {
+    const args = ['entry', 'list', '--project', 'faults', '--all', '--limit', '5'];
+    const tty = { WAITLIST_FORCE_TTY: '1', NO_COLOR: '1' };
+    proxy.rule = (req) => (/[?&]page=2\b/.test(req.url ?? '') ? 'cut' : 'pass');
+    try {
+      for (const [mode, extra, env] of [
+        ['json', ['--json'], {}],
+        ['tsv', [], {}],
+        ['table', [], tty],
+      ] as const) {
+        proxy.seen.length = 0;
+        const r = await cli([...args, ...extra], viaProxy(env));
+        expect(
+          proxy.seen.some((s) => /[?&]page=1\b/.test(s)),
+          mode,
+        ).toBe(true); // page 1 did come in
+        expect(r.exitCode, mode).toBe(1);
+        expect(r.stdout, mode).toBe('');
+        expect(r.stderr, mode).toMatch(/^error: cannot reach the server at /);
+      }
+    } finally {
+      proxy.rule = () => 'pass';
+    }
+    // The same walk through a healthy line prints every entry once.
+    const all = await cliJson(args, viaProxy());
+    expect(all.map((e: { email: string }) => e.email).sort()).toEqual([...emails].sort());
+    const tsv = await cli(args, viaProxy());
+    expect(tsv.stdout.trimEnd().split('\n')).toHaveLength(emails.length);
+  });
+});

@@ -5,7 +5,7 @@ import type { EntryStatusName } from '../../contract/lifecycle.js';
 import { entryColumns } from '../columns.js';
 import { type CliContext, confirmDelete, output, sessionClient, validate, type JsonOpt } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { type Output, tsvRow } from '../output.js';
+import type { Output } from '../output.js';
 import type { WaitlistClient } from '../../client/index.js';
 
 interface ProjectOpt extends JsonOpt {
@@ -41,11 +41,14 @@ export async function listEntries(ctx: CliContext, opts: ListOpts) {
   await listAll(client, opts, out);
 }
 
-/** --all: pages are printed as they arrive for JSON and TSV (a table needs every row first). */
+/**
+ * --all: every page is fetched before anything is printed, so a walk that fails half-way (the server
+ * goes away, the session expires) prints nothing on stdout, only the error. `entry export` is the
+ * streaming tool for lists too long to hold in memory.
+ */
 async function listAll(client: WaitlistClient, opts: ListOpts, out: Output) {
-  const seen = new Set<string>(); // an entry joining meanwhile shifts pages by one: never print a row twice
+  const seen = new Set<string>(); // an entry joining meanwhile shifts pages by one: never list a row twice
   const rows: Entry[] = [];
-  let printed = 0;
   for (let page = 1; ; page++) {
     const p = await client.listEntries(opts.project, {
       page,
@@ -54,24 +57,15 @@ async function listAll(client: WaitlistClient, opts: ListOpts, out: Output) {
       status: opts.status,
       sort: opts.sort,
     });
-    // Opened only once the first page is in: a 404 or 401 leaves stdout empty.
-    if (page === 1 && out.mode === 'json') out.out.write('[');
-    const fresh = p.items.filter((e) => !seen.has(e.entryId));
-    for (const e of fresh) seen.add(e.entryId);
-    if (out.mode === 'json') {
-      for (const e of fresh) out.out.write(`${printed++ ? ',' : ''}\n${JSON.stringify(e, null, 2).replace(/^/gm, '  ')}`);
-    } else if (out.mode === 'tsv') {
-      for (const e of fresh) out.out.write(tsvRow(entryColumns.map((c) => c.value(e))));
-    } else {
-      rows.push(...fresh);
+    for (const e of p.items) {
+      if (seen.has(e.entryId)) continue;
+      seen.add(e.entryId);
+      rows.push(e);
     }
     if (page >= p.totalPages || p.items.length === 0) break;
   }
-  if (out.mode === 'json') out.out.write(printed ? '\n]\n' : ']\n');
-  if (out.mode === 'table') {
-    out.list(rows, entryColumns, 'No entries');
-    if (rows.length) out.info(out.errColor.dim(`${rows.length} entries`));
-  }
+  out.list(rows, entryColumns, 'No entries');
+  if (out.mode === 'table' && rows.length) out.info(out.errColor.dim(`${rows.length} entries`));
 }
 
 export async function getEntry(ctx: CliContext, entryId: string, opts: ProjectOpt) {

@@ -27,7 +27,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
               intValue(1, PAGE_LIMIT_MAX),
             ),
           )
-          .option('--all', 'walk every page and print them all')
+          .option('--all', 'fetch every page, then print them all (nothing if a page fails; `entry export` streams huge lists)')
           .addOption(
             new Option('--status <status>', 'only entries with this status').choices(['pending', 'waiting', 'invited', 'accepted']),
           )
