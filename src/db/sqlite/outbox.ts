@@ -339,21 +339,25 @@ export class SqliteEventStore implements EventStore {
 
   async finish(id: string, lease: number, o: DeliveryOutcome, now: number) {
     // Not fsynced (sync.ts): an outcome lost on a power cut leaves the delivery pending, sent again.
-    const r = unsynced(this.sqlite, () =>
-      this.stmt(`UPDATE deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+    // A sent email's variables (address, name, links with tokens) are dropped with secure_delete on, so
+    // their freed cell is overwritten, not left in the page for an erased subscriber's data to linger.
+    const run = () =>
+      unsynced(this.sqlite, () =>
+        this.stmt(`UPDATE deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
              data = CASE WHEN ? THEN NULL ELSE data END, updated_at = ?
            WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`).run(
-        o.status,
-        o.attempts,
-        o.lastStatusCode,
-        o.lastError,
-        o.nextAttemptAt,
-        o.clearData ? 1 : 0,
-        now,
-        id,
-        lease,
-      ),
-    );
+          o.status,
+          o.attempts,
+          o.lastStatusCode,
+          o.lastError,
+          o.nextAttemptAt,
+          o.clearData ? 1 : 0,
+          now,
+          id,
+          lease,
+        ),
+      );
+    const r = o.clearData ? this.secureDelete(run) : run();
     return r.changes === 1;
   }
 
