@@ -58,10 +58,13 @@ export async function main(argv: string[], ctx: CliContext = processContext()): 
   setCurrentContext(ctx);
   const program = buildProgram(ctx);
   if (ctx.io.stdout === process.stdout) {
-    // `waitlist … | head`: the reader closed the pipe; that is not an error worth a stack trace.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
-      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      // `waitlist … | head`: the reader closed the pipe; that is not an error at all.
+      if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      // A full disk (ENOSPC), a read-only descriptor (EBADF), an I/O error: the output is lost, say so in
+      // one line. Nothing can be printed on stdout any more, so the command ends here.
+      ctx.io.stderr.write(`error: cannot write to standard output: ${err.message}\n`);
+      process.exit(EXIT.error);
     });
   }
   try {

@@ -2,9 +2,11 @@
 // answers (WAITLIST_TIMEOUT), a slow answer that must not be cut (export body, import result), a server
 // that goes away in the middle of `entry list --all`, and stdout that cannot be written. A real server
 // behind a proxy that misbehaves on request (test/cli/proxy.ts).
-import { writeFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/server.js';
 import { cli, cliJson, seedEntries, storedSession, useCliUser } from './cli.js';
 import { useProxy } from './proxy.js';
 
@@ -117,5 +119,43 @@ describe('entry list --all when the server goes away half-way', () => {
     expect(all.map((e: { email: string }) => e.email).sort()).toEqual([...emails].sort());
     const tsv = await cli(args, viaProxy());
     expect(tsv.stdout.trimEnd().split('\n')).toHaveLength(emails.length);
+  });
+});
+
+describe('stdout that cannot be written', () => {
+  const env = () => ({ PATH: process.env.PATH ?? '', HOME: user.home, XDG_CONFIG_HOME: join(user.home, '.config') });
+
+  it('a failed write (here EBADF: stdout opened read-only; ENOSPC on a full disk alike) is one line on stderr, exit 1', async () => {
+    const file = join(user.home, 'read-only-stdout');
+    writeFileSync(file, '');
+    const fd = openSync(file, 'r');
+    try {
+      for (const args of [
+        ['project', 'list', '--json'],
+        ['entry', 'list', '--project', 'faults'],
+        ['entry', 'export', '--project', 'faults'],
+      ]) {
+        const r = await execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, stdout: fd });
+        expect(r.exitCode, args.join(' ')).toBe(1);
+        expect(r.stderr, args.join(' ')).toBe('error: cannot write to standard output: EBADF: bad file descriptor, write');
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('a reader that closed the pipe (`| head`) still ends quietly with exit 0', async () => {
+    // `true` exits at once, long before node has started: the first write meets a closed pipe (EPIPE).
+    for (const args of [
+      ['project', 'list', '--json'],
+      ['entry', 'export', '--project', 'faults'],
+    ]) {
+      const r = await execa('bash', ['-c', 'node "$@" | true; exit "${PIPESTATUS[0]}"', 'bash', BIN, ...args], {
+        env: env(),
+        extendEnv: false,
+        reject: false,
+      });
+      expect({ exitCode: r.exitCode, stderr: r.stderr }, args.join(' ')).toEqual({ exitCode: 0, stderr: '' });
+    }
   });
 });
