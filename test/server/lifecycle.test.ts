@@ -378,6 +378,10 @@ describe('invites', () => {
     ok(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: again.invited[0].inviteCode }, bearer(p.secret)));
     fails(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: [es[0].entryId] }), 400, 'validation_failed');
     fails(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: ['ent_nope'] }), 404, 'not_found');
+    // A batch by id as large as one by count fits in the body (no 413 at ~500 ids); one id more → 400.
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `ent_01ARZ3NDEKTSV4RRFFQ69${String(i).padStart(5, '0')}`);
+    fails(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: ids(10_000) }), 404, 'not_found');
+    fails(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: ids(10_001) }), 400, 'validation_failed');
     fails(await admin.post(`/api/project/${p.projectId}/invites`, { count: 0 }), 400, 'validation_failed');
     fails(await admin.post(`/api/project/${p.projectId}/invites`, { count: 10_001 }), 400, 'validation_failed');
     fails(await admin.post(`/api/project/${p.projectId}/invites`, {}), 400, 'validation_failed');

@@ -16,7 +16,8 @@ export function lifecycleRoutes(app: Polka<Req>, deps: Deps) {
 
   app.post('/api/project/:projectId/invites', async (req, res) => {
     const p = await project(req);
-    const body = await readJson(req, inviteBody);
+    // Room for the largest batch by id (10,000 entry ids, ~330 KB), which the 16 KiB default refused at ~500.
+    const body = await readJson(req, inviteBody, [], 512 * 1024);
     const result = await inviteEntries(store, p, body, { smtp: smtpConfigured(deps), base: baseUrl(deps, req) });
     send(res, 200, body.dryRun ? 'These entries would be invited' : 'Invited', result);
   });
