@@ -3,7 +3,7 @@
 // that goes away in the middle of `entry list --all`, and stdout that cannot be written. A real server
 // behind a proxy that misbehaves on request (test/cli/proxy.ts).
 import { execa } from 'execa';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/server.js';
@@ -128,19 +128,19 @@ describe('stdout that cannot be written', () => {
   it('a failed write (here EBADF: stdout opened read-only; ENOSPC on a full disk alike) is one line on stderr, exit 1', async () => {
     const file = join(user.home, 'read-only-stdout');
     writeFileSync(file, '');
-    const fd = openSync(file, 'r');
-    try {
-      for (const args of [
-        ['project', 'list', '--json'],
-        ['entry', 'list', '--project', 'faults'],
-        ['entry', 'export', '--project', 'faults'],
-      ]) {
-        const r = await execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, stdout: fd });
-        expect(r.exitCode, args.join(' ')).toBe(1);
-        expect(r.stderr, args.join(' ')).toBe('error: cannot write to standard output: EBADF: bad file descriptor, write');
-      }
-    } finally {
-      closeSync(fd);
+    for (const args of [
+      ['project', 'list', '--json'],
+      ['entry', 'list', '--project', 'faults'],
+      ['entry', 'export', '--project', 'faults'],
+    ]) {
+      // `1<file`: stdout is the file opened for reading only, so every write fails.
+      const r = await execa('bash', ['-c', 'f="$1"; shift; exec node "$@" 1<"$f"', 'bash', file, BIN, ...args], {
+        env: env(),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(r.exitCode, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toBe('error: cannot write to standard output: EBADF: bad file descriptor, write');
     }
   });
 
