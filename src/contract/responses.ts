@@ -47,6 +47,7 @@ export const authStatusSchema = z
   .object({
     signupOpen: z.boolean().describe('Whether POST /api/auth/signup would accept a new account now'),
     hasUsers: z.boolean(),
+    signedIn: z.boolean().describe('Whether the request carried a live session cookie (the dashboard then asks /api/auth/me)'),
   })
   .meta({ id: 'AuthStatus' });
 

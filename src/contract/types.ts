@@ -78,6 +78,8 @@ export interface User {
 export interface AuthStatus {
   signupOpen: boolean;
   hasUsers: boolean;
+  /** The request carried a live session cookie. */
+  signedIn: boolean;
 }
 
 export interface Project {

@@ -42,8 +42,13 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
 
   it('a brand-new server opens on "Create the first account"; once an account exists, on "Log in"', async () => {
     const fresh = (await fetch(`${srv.url}/auth/status`).then((r) => r.json())) as { data: unknown };
-    expect(fresh.data).toEqual({ signupOpen: true, hasUsers: false });
+    expect(fresh.data).toEqual({ signupOpen: true, hasUsers: false, signedIn: false });
     const page = await newPage();
+    // A signed-out visit asks nothing that fails: no 401 logged in the console.
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     await page.goto(`${srv.url}/`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Create the first account');
     expect(await page.getByRole('button', { name: 'Create account' }).isVisible()).toBe(true);
@@ -51,9 +56,13 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard first run and entries layout in Chrom
 
     await signedUp(srv.url, 'first@example.com', 'a long password');
     const later = await newPage();
+    later.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     await later.goto(`${srv.url}/`);
     await expect.poll(() => later.getByRole('heading', { level: 1 }).textContent()).toBe('Log in');
     await later.context().close();
+    expect(consoleErrors).toEqual([]);
   });
 
   it('at 1280 px a long email wraps in its own cell and "Joined" stays on one line', async () => {

@@ -11,17 +11,19 @@ describe('GET /auth/status', () => {
     const srv = await serve();
     const anon = new Client(srv.url);
     const fresh = ok(await anon.get('/auth/status'));
-    expect(fresh).toEqual({ signupOpen: true, hasUsers: false });
+    expect(fresh).toEqual({ signupOpen: true, hasUsers: false, signedIn: false });
     const owner = await signedUp(srv.url);
-    expect(ok(await anon.get('/auth/status'))).toEqual({ signupOpen: false, hasUsers: true });
-    expect(ok(await owner.get('/auth/status'))).toEqual({ signupOpen: false, hasUsers: true });
+    expect(ok(await anon.get('/auth/status'))).toEqual({ signupOpen: false, hasUsers: true, signedIn: false });
+    expect(ok(await owner.get('/auth/status'))).toEqual({ signupOpen: false, hasUsers: true, signedIn: true });
     fails(await anon.post('/auth/status', {}), 404, 'not_found');
+    ok(await owner.post('/api/auth/logout'));
+    expect(ok(await owner.get('/auth/status'))).toMatchObject({ signedIn: false });
   });
 
   it('with --open-signup: open although accounts exist', async () => {
     const srv = await serve({ args: ['--open-signup'] });
     await signedUp(srv.url);
-    expect(ok(await new Client(srv.url).get('/auth/status'))).toEqual({ signupOpen: true, hasUsers: true });
+    expect(ok(await new Client(srv.url).get('/auth/status'))).toEqual({ signupOpen: true, hasUsers: true, signedIn: false });
   });
 
   it('is rate limited per IP (429 with Retry-After)', async () => {

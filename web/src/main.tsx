@@ -17,11 +17,16 @@ function App() {
 
   useEffect(() => {
     setUnauthorizedHandler(() => setUser(null));
-    api.me().then(setUser, async () => {
-      const status = await api.authStatus().catch(() => null);
+    // /auth/status first (public, always 200): a signed-out visit asks nothing that answers 401, which
+    // the browser would log as a console error.
+    const signedOut = (status: { hasUsers: boolean } | null) => {
       setFirstAccount(status?.hasUsers === false);
       setUser(null);
-    });
+    };
+    api.authStatus().then(
+      (status) => (status.signedIn ? api.me().then(setUser, () => signedOut(status)) : signedOut(status)),
+      () => api.me().then(setUser, () => signedOut(null)),
+    );
   }, []);
 
   // Move focus to the new page's heading so keyboard and screen-reader users land on it (not on a

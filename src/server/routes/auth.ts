@@ -1,15 +1,17 @@
 // Accounts and sessions.
-//   GET  /auth/status       authStatus  (public, outside /api: sign-up open? any account yet?)
+//   GET  /auth/status       authStatus  (public, outside /api: sign-up open? any account yet? signed in?)
 //   POST /api/auth/signup   signup
 //   POST /api/auth/login    login
 //   POST /api/auth/logout   logout      (session)
 //   POST /api/auth/logout-all logoutAll (session: ends every session of the user)
 //   GET  /api/auth/me       me          (session)
+import { parse as parseCookie } from 'cookie';
 import type { Polka } from 'polka';
 import { loginBody, signupBody } from '../../contract/schemas.js';
+import { SESSION_COOKIE } from '../../contract/wire.js';
 import { AppError } from '../../core/errors.js';
 import { toUser } from '../../core/serialize.js';
-import { createSession, endAllSessions, endSession } from '../../core/sessions.js';
+import { createSession, endAllSessions, endSession, sessionForToken } from '../../core/sessions.js';
 import * as users from '../../core/users.js';
 import type { UserRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
@@ -22,7 +24,12 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
 
   app.get('/auth/status', async (req, res) => {
     if (authLimiter) await authLimiter.status(clientIp(req, deps.trust) ?? 'unknown');
-    send(res, 200, 'Auth status', await users.authStatus(store, options.openSignup));
+    // The session cookie is HttpOnly: the dashboard learns here whether it has one, so a signed-out
+    // visit asks nothing that answers 401 (a browser logs every 401 in the console).
+    const token = req.headers.cookie ? parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined;
+    const session = token ? await sessionForToken(store, token) : undefined;
+    if (token && session?.renewed) setSessionCookie(req, res, deps, token); // sliding expiry, as on /api
+    send(res, 200, 'Auth status', { ...(await users.authStatus(store, options.openSignup)), signedIn: session !== undefined });
   });
 
   app.post('/api/auth/signup', async (req, res) => {
