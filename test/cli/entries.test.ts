@@ -178,3 +178,30 @@ describe('entry export', () => {
     expect(bad.stdout).toBe('');
   });
 });
+
+describe('entry export --json', () => {
+  it('--json is the json format, after the command or before it; --json with another --format is a usage error', async () => {
+    for (const args of [
+      ['entry', 'export', '--project', 'entries', '--json'],
+      ['--json', 'entry', 'export', '--project', 'entries'],
+      ['entry', 'export', '--project', 'entries', '--json', '--format', 'json'],
+    ]) {
+      const r = await cli(args, as());
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout), args.join(' ')).toHaveLength(emails.length);
+    }
+    // --json wins over the extension of --output, like --format json would
+    const dir = mkdtempSync(join(tmpdir(), 'waitlist-export-json-'));
+    const file = join(dir, 'x.csv');
+    expect((await cli(['entry', 'export', '--project', 'entries', '--json', '--output', file], as())).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(emails.length);
+    for (const format of ['csv', 'ndjson']) {
+      const r = await cli(['entry', 'export', '--project', 'entries', '--json', '--format', format], as());
+      expect(r).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `error: --json and --format ${format} disagree: --json means --format json; give one of them\n`,
+      });
+    }
+  });
+});

@@ -110,8 +110,15 @@ export function exportFormat(format: string | undefined, file: string | undefine
   return 'json';
 }
 
-export async function exportEntries(ctx: CliContext, opts: { project: string; format?: string; output?: string; search?: string }) {
-  const format = exportFormat(opts.format, opts.output);
+export async function exportEntries(
+  ctx: CliContext,
+  opts: { project: string; format?: string; json?: boolean; output?: string; search?: string },
+) {
+  // --json is the json format, so scripts can pass it to every command alike (`waitlist --json entry export …`).
+  if (opts.json && opts.format && opts.format !== 'json') {
+    throw new CliError(`--json and --format ${opts.format} disagree: --json means --format json; give one of them`, EXIT.usage);
+  }
+  const format = exportFormat(opts.json ? 'json' : opts.format, opts.output);
   const client = await sessionClient(ctx);
   const { runExport } = await import('./export-run.js');
   await runExport(ctx, client, { project: opts.project, format, search: opts.search, file: opts.output });

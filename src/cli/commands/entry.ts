@@ -111,11 +111,13 @@ export function registerEntry(program: Command, ctx: CliContext) {
         .command('export')
         .description('Stream every entry (csv, json or ndjson) to stdout or a file, without holding the list in memory')
         .addOption(formatOption())
+        .option('--json', 'the json format (same as --format json)')
         .option('-o, --output <file>', 'write to this file instead of stdout')
         .option('--search <q>', 'only entries whose email or name contains this'),
     ),
     [
       'waitlist entry export --project my-app --output subscribers.csv      # format from the extension',
+      'waitlist entry export --project my-app --json | jq length',
       'waitlist entry export --project my-app --format ndjson | jq -c .',
       'waitlist entry export --project my-app --format json > subscribers.json',
     ],
