@@ -38,6 +38,8 @@ export function fileCredentials(dir?: string): CredentialStore {
         ...(dir ? { cwd: dir } : { projectName: 'waitlist', projectSuffix: '' }),
         configName: 'credentials',
         configFileMode: 0o600,
+        // A file that is not JSON reads as empty (nothing is written until login or signup saves over it).
+        clearInvalidConfig: true,
       });
     }
     return conf;
@@ -46,7 +48,7 @@ export function fileCredentials(dir?: string): CredentialStore {
     path: async () => (await open()).path,
     async read() {
       try {
-        return { ...(await open()).store };
+        return sane((await open()).store);
       } catch {
         return {};
       }
@@ -70,6 +72,35 @@ export function fileCredentials(dir?: string): CredentialStore {
       chmodSync(c.path, 0o600);
     },
   };
+}
+
+/**
+ * What a stored file holds when it is sound; a damaged one (not a JSON object, a `server` or `session`
+ * that is not a string, a server that is not an http(s) URL) counts as absent, like an unreadable file:
+ * the user is not logged in, and the next login or signup writes over it.
+ */
+function sane(stored: unknown): StoredCredentials {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return {};
+  const { server, session, email } = stored as Record<string, unknown>;
+  if (server !== undefined && (typeof server !== 'string' || serverUrlProblem(server))) return {};
+  if (session !== undefined && typeof session !== 'string') return {};
+  return {
+    ...(server !== undefined ? { server } : {}),
+    ...(session !== undefined ? { session } : {}),
+    ...(typeof email === 'string' ? { email } : {}),
+  };
+}
+
+/** Why `url` cannot be a server URL (not a URL, not http or https), or undefined when it can. */
+export function serverUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    return 'must be a URL such as http://127.0.0.1:8080';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  return undefined;
 }
 
 export interface Credentials {

@@ -1,6 +1,7 @@
 // signup / login / logout / whoami, the credentials file, env-var sessions for CI, exit code 4.
 // In-process against a real server (spawned once); the CI run with an empty HOME is a real process.
-import { statSync, existsSync, readFileSync } from 'node:fs';
+import { statSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uniqueEmail, useServer } from '../helpers/server.js';
 import { cli, cliJson, cliProcess, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
@@ -87,6 +88,38 @@ describe('signup and login', () => {
     expect(mismatch.stderr).toContain('the passwords do not match');
     const login = await cli(['login', '--server', srv.url], { home: freshHome(), tty: true, answers: [email, 'a long password'] });
     expect(login.exitCode, login.stderr).toBe(0);
+  });
+});
+
+describe('a damaged credentials file', () => {
+  it('counts as not logged in (exit 4), and login writes over it', async () => {
+    const { email, password } = await cliSignup(srv.url, freshHome());
+    for (const damaged of [
+      '{"server":123,"session":5}',
+      '{"server":"http://x","session":["a"]}',
+      '{bad',
+      '[1,2]',
+      '{"server":"garbage","session":"abc"}',
+    ]) {
+      const home = freshHome();
+      mkdirSync(dirname(credentialsFile(home)), { recursive: true });
+      writeFileSync(credentialsFile(home), damaged);
+      const who = await cli(['whoami'], { home });
+      expect(who, damaged).toEqual({
+        exitCode: 4,
+        stdout: '',
+        stderr: 'error: not logged in: run `waitlist login` (or set WAITLIST_SESSION)\n',
+      });
+      expect((await cli(['logout'], { home })).exitCode, damaged).toBe(0); // nothing to end
+      const login = await cli(['login', '--server', srv.url, '--email', email, '--password-stdin'], { home, input: password });
+      expect(login.exitCode, `${damaged}: ${login.stderr}`).toBe(0);
+      expect(JSON.parse(readFileSync(credentialsFile(home), 'utf8')), damaged).toEqual({
+        server: srv.url,
+        session: expect.any(String),
+        email,
+      });
+      expect((await cliJson(['whoami'], { home })).email, damaged).toBe(email);
+    }
   });
 });
 
