@@ -70,9 +70,24 @@ export function checkKind(key: KeyAuthRow, req: Req, secretOnly: boolean) {
   }
 }
 
-/** Rate limit of the token routes (status, confirm, leave): the join limits, counted separately. */
+const limiters = new WeakMap<Deps, Map<string, JoinLimiter>>();
+/**
+ * Rate limit of the token routes (status, confirm, leave): the join limits, counted separately. One
+ * limiter per server and name, so the subscriber API and the subscriber pages spend one budget.
+ */
 export function selfLimiter(deps: Deps, name: 'self' | 'board' = 'self'): JoinLimiter | null {
-  return deps.joinLimiter ? new JoinLimiter(deps.store, deps.joinLimiter.points, deps.joinLimiter.windowSec, name) : null;
+  if (!deps.joinLimiter) return null;
+  let byName = limiters.get(deps);
+  if (!byName) {
+    byName = new Map();
+    limiters.set(deps, byName);
+  }
+  let l = byName.get(name);
+  if (!l) {
+    l = new JoinLimiter(deps.store, deps.joinLimiter.points, deps.joinLimiter.windowSec, name);
+    byName.set(name, l);
+  }
+  return l;
 }
 
 export async function limitSelf(limiter: JoinLimiter | null, deps: Deps, req: Req, res: ServerResponse, projectId: string) {

@@ -81,6 +81,11 @@ describe('self-service and leaderboard rate limits', () => {
       expect(retry, name).toBeGreaterThanOrEqual(1);
       expect(retry, name).toBeLessThanOrEqual(60);
     }
+    // One client spends one budget across the subscriber API and the subscriber pages.
+    const ip = '198.51.100.77';
+    for (let n = 0; n < 2; n++) expect((await cases[0]![1](ip)).status).not.toBe(429);
+    expect((await cases[1]![1](ip)).status).not.toBe(429);
+    expect((await cases[2]![1](ip)).status).toBe(429);
   });
 });
 
