@@ -1,12 +1,22 @@
 // signup / login / logout / whoami, the credentials file, env-var sessions for CI, exit code 4.
 // In-process against a real server (spawned once); the CI run with an empty HOME is a real process.
 import { statSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uniqueEmail, useServer } from '../helpers/server.js';
 import { cli, cliJson, cliProcess, cliSignup, credentialsFile, freshHome, storedSession } from './cli.js';
 
 const srv = useServer({ args: ['--open-signup'] });
+
+/** http://127.0.0.1:<a port that was free a moment ago>: connections to it are refused. */
+async function closedPortUrl(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return `http://127.0.0.1:${port}`;
+}
 
 describe('signup and login', () => {
   it('signs up, stores the session with mode 0600, and whoami shows the user', async () => {
@@ -136,6 +146,30 @@ describe('logout and exit code 4', () => {
     const again = await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: token } });
     expect(again.exitCode).toBe(4);
     expect(again.stderr).toContain('refused the WAITLIST_SESSION token');
+  });
+
+  it('logout with the server unreachable deletes the stored session anyway and says it was not revoked (exit 1)', async () => {
+    const home = freshHome();
+    await cliSignup(srv.url, home);
+    const token = storedSession(home);
+    const down = await closedPortUrl(); // nothing listens there
+    writeFileSync(credentialsFile(home), JSON.stringify({ server: down, session: token }));
+    const r = await cli(['logout', '--json'], { home });
+    expect(r).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `error: cannot reach the server at ${down} (ECONNREFUSED): the stored session is deleted here, but it was not revoked on the server and stays valid there until it expires\n`,
+    });
+    expect(JSON.parse(readFileSync(credentialsFile(home), 'utf8'))).toEqual({ server: down });
+    expect(await cli(['logout'], { home })).toEqual({ exitCode: 0, stdout: '', stderr: '' }); // nothing left to do
+    // WAITLIST_SESSION against an unreachable server: nothing stored to delete; the message says so.
+    const env = await cli(['logout'], { env: { WAITLIST_SERVER: down, WAITLIST_SESSION: token } });
+    expect(env.exitCode).toBe(1);
+    expect(env.stderr).toBe(
+      `error: cannot reach the server at ${down} (ECONNREFUSED): the WAITLIST_SESSION token was not revoked on the server and stays valid there until it expires\n`,
+    );
+    // True: it still works on the real server.
+    expect((await cli(['whoami'], { env: { WAITLIST_SERVER: srv.url, WAITLIST_SESSION: token } })).exitCode).toBe(0);
   });
 
   it('not logged in: every API command exits 4, prints nothing on stdout and says to log in', async () => {

@@ -3,11 +3,11 @@
 // that goes away in the middle of `entry list --all`, and stdout that cannot be written. A real server
 // behind a proxy that misbehaves on request (test/cli/proxy.ts).
 import { execa } from 'execa';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/server.js';
-import { cli, cliJson, seedEntries, storedSession, useCliUser } from './cli.js';
+import { cli, cliJson, credentialsFile, freshHome, seedEntries, storedSession, useCliUser } from './cli.js';
 import { useProxy } from './proxy.js';
 
 const N = 12;
@@ -48,6 +48,25 @@ describe('WAITLIST_TIMEOUT: waiting for the server to answer', () => {
       });
       expect(login.exitCode).toBe(1);
       expect(login.stderr).toMatch(/^error: the server at .+ did not answer within 1 s/);
+    } finally {
+      proxy.rule = () => 'pass';
+    }
+  });
+
+  it('logout from a server that never answers still deletes the stored session (exit 1, not revoked there)', {
+    timeout: 20_000,
+  }, async () => {
+    const home = freshHome();
+    mkdirSync(dirname(credentialsFile(home)), { recursive: true });
+    writeFileSync(credentialsFile(home), JSON.stringify({ server: proxy.url, session: storedSession(user.home) }));
+    proxy.rule = () => 'silent';
+    try {
+      const r = await cli(['logout'], { home, env: { WAITLIST_TIMEOUT: '1' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toBe(
+        `error: the server at ${proxy.url} did not answer within 1 s: the stored session is deleted here, but it was not revoked on the server and stays valid there until it expires\n`,
+      );
+      expect(JSON.parse(readFileSync(credentialsFile(home), 'utf8'))).toEqual({ server: proxy.url });
     } finally {
       proxy.rule = () => 'pass';
     }

@@ -67,7 +67,14 @@ export async function logout(ctx: CliContext, opts: JsonOpt) {
     await client.logout();
   } catch (err) {
     // Already expired or revoked: there is nothing left to end on the server.
-    if (!(err instanceof ApiError && err.status === 401)) throw err;
+    if (!(err instanceof ApiError && err.status === 401)) {
+      // The server is down, silent or failing: forget the session here anyway (that is what was asked),
+      // and say that it still works on the server until it expires (exit 1, so scripts notice).
+      if (creds.source === 'file') await ctx.credentials.clearSession();
+      const why = err instanceof ApiError && err.status > 0 ? `${err.message} (${err.code})` : (err as Error).message;
+      const what = creds.source === 'file' ? 'the stored session is deleted here, but it' : 'the WAITLIST_SESSION token';
+      throw new CliError(`${why}: ${what} was not revoked on the server and stays valid there until it expires`, EXIT.error);
+    }
   }
   if (creds.source === 'file') await ctx.credentials.clearSession();
   out.success(`Logged out of ${creds.server}${creds.source === 'env' ? ' (the WAITLIST_SESSION token is revoked)' : ''}`);
