@@ -1,6 +1,6 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Server as NetServer } from 'node:net';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
@@ -19,6 +19,14 @@ export interface ServeConfig extends ServerOptions, DbConfig {
   /** Seconds between webhook/email attempts (default: RETRY_SCHEDULE_SEC in src/core/dispatcher.ts). */
   retrySchedule?: number[];
 }
+
+/**
+ * Once shutdown begins, how long an idle keep-alive connection stays open before it is closed: a client
+ * may have sent its next request on it just before the signal, still in the network or in the kernel's
+ * buffer, not read yet. Closing the socket then would reset it (ECONNRESET) and lose that request; within
+ * this grace it is read and answered (with `Connection: close`). New connections are refused at once.
+ */
+export const IDLE_GRACE_MS = 300;
 
 export interface RunningServer {
   url: string;
@@ -71,6 +79,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   setTimeout(purge, 5_000).unref();
   const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
   let closing: Promise<void> | undefined;
+  /** Responses being prepared, so that shutdown can answer them with `Connection: close` too. */
+  const inFlight = new Set<ServerResponse>();
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
   // checked every second (Node's default check runs every 30 s).
   const server = createServer(
@@ -83,6 +93,10 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     (req, res) => {
       // Shutting down: answer what is in flight, then let keep-alive connections go.
       if (closing) res.setHeader('Connection', 'close');
+      else {
+        inFlight.add(res);
+        res.once('close', () => inFlight.delete(res));
+      }
       handle(req, res);
     },
   );
@@ -103,15 +117,33 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     hasUsers: (await store.countUsers()) > 0,
     close() {
       closing ??= (async () => {
-        // Stop accepting; idle keep-alive sockets go now, busy ones as soon as their response is
-        // done (swept, so a finished keep-alive socket does not hold the exit for keepAliveTimeout).
+        // Requests already being answered say `Connection: close` too (unless their headers went out),
+        // so their clients send nothing more on a connection that is about to close.
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+        inFlight.clear();
         await new Promise<void>((resolve) => {
-          const sweep = setInterval(() => server.closeIdleConnections(), 50);
-          server.close(() => {
+          let done = false;
+          let sweep: NodeJS.Timeout | undefined;
+          // In the check phase, after the poll phase: bytes already in a socket's buffer are parsed
+          // first, and a connection with a request in it is no longer idle.
+          const closeIdle = () =>
+            setImmediate(() => {
+              if (!done) server.closeIdleConnections();
+            });
+          // Idle keep-alive connections go after IDLE_GRACE_MS; busy ones then as soon as their response
+          // is done (swept, so a finished keep-alive socket does not hold the exit for keepAliveTimeout).
+          const grace = setTimeout(() => {
+            closeIdle();
+            sweep = setInterval(closeIdle, 50);
+          }, IDLE_GRACE_MS);
+          // Stop accepting at once. net's close, not http's: since Node 19 http's also closes every idle
+          // connection right away, which would reset a request sent on one but not read yet.
+          NetServer.prototype.close.call(server, () => {
+            done = true;
+            clearTimeout(grace);
             clearInterval(sweep);
             resolve();
           });
-          server.closeIdleConnections();
         });
         clearInterval(purger);
         await dispatcher.stop();

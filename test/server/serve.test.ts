@@ -2,7 +2,7 @@
 // in-flight requests finished), durability of a 201 across SIGKILL, --trust-proxy, --no-rate-limit.
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,10 +141,12 @@ describe('signals', () => {
         srv.proc.kill('SIGTERM');
         setTimeout(() => {
           // Stopped accepting: a new connection is refused while the old request is still open.
-          refused = fetch(`${srv.url}/healthz`, { headers: { connection: 'close' } }).then(
-            () => false,
-            () => true,
-          );
+          // A fresh TCP connection: a pooled keep-alive one would still be answered during the idle grace.
+          refused = new Promise((done) => {
+            const probe = connect(Number(u.port), u.hostname);
+            probe.once('connect', () => (probe.destroy(), done(false)));
+            probe.once('error', () => done(true));
+          });
           setTimeout(() => req.end('@example.com"}'), 200);
         }, 200);
       }, 200);

@@ -2,6 +2,10 @@
 import { startServer, type ServeConfig } from '../../server/serve.js';
 import { selfCommand } from '../self-command.js';
 
+/**
+ * How long shutdown waits for the requests in flight: past it they are closed (their clients see the
+ * connection drop) and the server exits as usual. Repeated signals do not shorten it.
+ */
 const FORCE_EXIT_MS = 15_000;
 
 export async function runServe(config: ServeConfig): Promise<void> {
@@ -23,10 +27,20 @@ export async function runServe(config: ServeConfig): Promise<void> {
     );
   }
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      // A second Ctrl-C or SIGTERM (an impatient operator, a supervisor repeating itself) must not kill the
+      // process: that would drop the requests being answered. The deadline below bounds the wait.
+      if (stopping) {
+        process.stderr.write(
+          `${signal} received again: already shutting down, finishing requests in flight (closed after ${FORCE_EXIT_MS / 1000} s at most)\n`,
+        );
+        return;
+      }
+      stopping = true;
       process.stderr.write(`${signal} received: finishing requests in flight, then closing\n`);
       const timer = setTimeout(() => {
-        process.stderr.write('requests still open after 15 s: closing them\n');
+        process.stderr.write(`requests still open after ${FORCE_EXIT_MS / 1000} s: closing them\n`);
         running.server.closeAllConnections();
       }, FORCE_EXIT_MS);
       timer.unref();
@@ -36,7 +50,9 @@ export async function runServe(config: ServeConfig): Promise<void> {
         resolve();
       });
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
+    // at once (exit 130/143). Signal listeners do not keep the process alive.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }
