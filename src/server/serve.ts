@@ -1,6 +1,8 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
+import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, Server as NetServer } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
@@ -44,7 +46,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const lock = config.databaseUrl ? undefined : await lockDatabase(config.file);
   let store: Store;
   try {
-    store = await openStore(config);
+    store = await openDatabase(config);
     await store.checkWritable();
   } catch (err) {
     lock?.release();
@@ -154,4 +156,26 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       return closing;
     },
   };
+}
+
+/**
+ * Opens (and migrates) the database. A SQLite file that cannot be opened is named in the error: SQLite
+ * says only "unable to open database file" or "file is not a database".
+ */
+async function openDatabase(config: ServeConfig): Promise<Store> {
+  try {
+    return await openStore(config);
+  } catch (err) {
+    if (config.databaseUrl || config.file === ':memory:' || config.file === '') throw err;
+    const path = resolvePath(config.file);
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.includes(path)) throw err;
+    let hint = '';
+    try {
+      if (statSync(path).isDirectory()) hint = ' (it is a directory; --db names the database file, like --db <dir>/waitlist.db)';
+    } catch {
+      /* missing or unreadable: SQLite's message says enough */
+    }
+    throw new Error(`cannot open the database ${path}: ${message}${hint}`, { cause: err });
+  }
 }
