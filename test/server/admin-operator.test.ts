@@ -35,6 +35,20 @@ describe('admin names its database', () => {
     ok(await owner.get(`/api/project/${P.projectId}`));
   });
 
+  it('restore of a project that is not deleted says so (exit 0) and changes nothing', async () => {
+    const P = await projectWithKey(owner, 'Never Deleted');
+    const before = ok(await owner.get(`/api/project/${P.projectId}`));
+    const r = await admin(['project', 'restore', P.projectId]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`Project ${P.slug} (${P.projectId}) is not deleted: nothing to restore in ${dbName}\n`);
+    expect(ok(await owner.get(`/api/project/${P.projectId}`))).toEqual(before);
+    // Restored once, it is live: a second restore says the same.
+    ok(await owner.del(`/api/project/${P.projectId}`));
+    expect((await admin(['project', 'restore', P.projectId])).stdout).toMatch(/^Restored project /);
+    expect((await admin(['project', 'restore', P.projectId])).stdout).toMatch(/ is not deleted: nothing to restore in /);
+  });
+
   it('"not found" names the database, so a wrong --db is obvious', async () => {
     const r = await admin(['project', 'restore', 'prj_01ARZ3NDEKTSV4RRFFQ69G5FAV']);
     expect(r.exitCode).toBe(1);

@@ -97,6 +97,15 @@ export async function resetPassword(ctx: CliContext, config: DbConfig, opts: { e
 }
 
 export async function restoreProject(ctx: CliContext, config: DbConfig, projectId: string) {
-  const p = await withStore(config, (store) => restore(store, projectId));
-  ctx.io.stdout.write(`Restored project ${p.slug} (${p.id}) with its keys and entries in ${databaseName(config)}\n`);
+  const { p, wasDeleted } = await withStore(config, async (store) => {
+    const before = await store.projectByIdAny(projectId);
+    // A live project: nothing to undo (exit 0, like any command whose goal already holds), but say so.
+    if (before && before.deletedAt === null) return { p: before, wasDeleted: false };
+    return { p: await restore(store, projectId), wasDeleted: true }; // unknown id: "Project not found"
+  });
+  ctx.io.stdout.write(
+    wasDeleted
+      ? `Restored project ${p.slug} (${p.id}) with its keys and entries in ${databaseName(config)}\n`
+      : `Project ${p.slug} (${p.id}) is not deleted: nothing to restore in ${databaseName(config)}\n`,
+  );
 }
