@@ -4,6 +4,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Conf from 'conf';
+import { CliError, EXIT } from './errors.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
@@ -130,6 +131,11 @@ const envValue = (env: Env, name: string) => {
 export async function resolveCredentials(store: CredentialStore, env: Env, serverFlag?: string): Promise<Credentials> {
   const envServer = envValue(env, 'WAITLIST_SERVER');
   const envSession = envValue(env, 'WAITLIST_SESSION');
+  if (serverFlag === undefined && envServer !== undefined) {
+    // The same usage error as `--server not-a-url` (exit 2), rather than a failed request later.
+    const problem = serverUrlProblem(envServer);
+    if (problem) throw new CliError(`WAITLIST_SERVER ${problem}, not '${envServer}'`, EXIT.usage);
+  }
   const explicit = serverFlag ?? envServer;
   if (explicit && envSession) return { server: normalizeServer(explicit), session: envSession, source: 'env' };
   const stored = await store.read();

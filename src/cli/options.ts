@@ -1,6 +1,7 @@
 // Flag parsers and shared flags for the API commands. Kept free of heavy imports: it loads with --help.
 // A bad value is a commander InvalidArgumentError, so it ends as a usage error (exit 2).
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { serverUrlProblem } from './credentials.js';
 
 /** LIMITS.pageLimitMax of the contract, repeated so --help need not load zod (a unit test keeps them equal). */
 export const PAGE_LIMIT_MAX = 100;
@@ -35,15 +36,10 @@ export function nonEmpty(v: string): string {
   return v;
 }
 
-/** An http(s) URL flag. */
+/** An http(s) URL flag (the same rule as WAITLIST_SERVER and the stored server). */
 export function serverUrl(v: string): string {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new InvalidArgumentError('must be a URL such as http://127.0.0.1:8080');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError('must be an http:// or https:// URL');
+  const problem = serverUrlProblem(v);
+  if (problem) throw new InvalidArgumentError(problem);
   return v.replace(/\/+$/, '');
 }
 

@@ -234,6 +234,27 @@ describe('CI: WAITLIST_SERVER and WAITLIST_SESSION', () => {
     expect(r.stderr).not.toContain('waitlist login');
   });
 
+  it('WAITLIST_SERVER that is not a URL is a usage error (exit 2), like --server not-a-url', async () => {
+    const flag = await cli(['login', '--server', 'not-a-url', '--email', 'a@example.com', '--password-stdin'], { input: 'x' });
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain('must be a URL such as http://127.0.0.1:8080');
+    for (const [args, env] of [
+      [['whoami'], { WAITLIST_SERVER: 'not-a-url' }],
+      [['project', 'list', '--json'], { WAITLIST_SERVER: 'not-a-url', WAITLIST_SESSION: 'x'.repeat(43) }],
+      [['login', '--email', 'a@example.com', '--password-stdin'], { WAITLIST_SERVER: 'not-a-url' }],
+    ] as const) {
+      const r = await cli([...args], { env, input: 'a long password' });
+      expect(r, args.join(' ')).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: "error: WAITLIST_SERVER must be a URL such as http://127.0.0.1:8080, not 'not-a-url'\n",
+      });
+    }
+    const ftp = await cli(['whoami'], { env: { WAITLIST_SERVER: 'ftp://x' } });
+    expect(ftp.exitCode).toBe(2);
+    expect(ftp.stderr).toBe("error: WAITLIST_SERVER must be an http:// or https:// URL, not 'ftp://x'\n");
+  });
+
   it('an unreachable server is exit 1 with a plain message', async () => {
     const r = await cli(['whoami'], { env: { WAITLIST_SERVER: 'http://127.0.0.1:9', WAITLIST_SESSION: 'x'.repeat(43) } });
     expect(r.exitCode).toBe(1);

@@ -1,6 +1,6 @@
 // entry list (one page, --all across pages, search), get / update / delete, and export to stdout and
 // to a file in csv, json and ndjson.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -203,5 +203,36 @@ describe('entry export --json', () => {
         stderr: `error: --json and --format ${format} disagree: --json means --format json; give one of them\n`,
       });
     }
+  });
+});
+
+describe('entry export --output', () => {
+  it('`-o -` is stdout (no file named -); a directory or an uncreatable path says so plainly', async () => {
+    const dash = join(process.cwd(), '-');
+    try {
+      const r = await cli(['entry', 'export', '--project', 'entries', '-o', '-'], as());
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toHaveLength(emails.length);
+      expect(existsSync(dash)).toBe(false);
+      const csv = await cli(['entry', 'export', '--project', 'entries', '--output', '-', '--format', 'csv'], as());
+      expect(csv.stdout.startsWith('"entryId","email"')).toBe(true);
+    } finally {
+      rmSync(dash, { force: true });
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'waitlist-export-dir-'));
+    const isDir = await cli(['entry', 'export', '--project', 'entries', '-o', dir], as());
+    expect(isDir).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: `error: --output ${dir} is a directory: give a file name, e.g. --output ${join(dir, 'subscribers.csv')}\n`,
+    });
+    expect(statSync(dir).isDirectory()).toBe(true); // untouched
+    const nowhere = join(dir, 'no-such-dir', 'x.csv');
+    const r = await cli(['entry', 'export', '--project', 'entries', '-o', nowhere], as());
+    expect(r).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `error: cannot write ${nowhere}: ENOENT: no such file or directory, open '${nowhere}'\n`,
+    });
   });
 });

@@ -169,7 +169,7 @@ describe('stdout that cannot be written', () => {
       ['project', 'list', '--json'],
       ['entry', 'export', '--project', 'faults'],
     ]) {
-      const r = await execa('bash', ['-c', 'node "$@" | true; exit "${PIPESTATUS[0]}"', 'bash', BIN, ...args], {
+      const r = await execa('bash', ['-c', 'node "$@" | true; exit "$PIPESTATUS"', 'bash', BIN, ...args], {
         env: env(),
         extendEnv: false,
         reject: false,

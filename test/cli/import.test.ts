@@ -29,10 +29,14 @@ describe('entry import', () => {
     const file = join(user.home, 'people.jsonl');
     writeFileSync(file, `${JSON.stringify({ email: 'jsonl@example.com', name: 'J' })}\n`);
     expect(await cliJson(['entry', 'import', '--project', 'imports', '--file', file], as())).toMatchObject({ imported: 1 });
-    const missing = await cli(['entry', 'import', '--project', 'imports', '--file', join(user.home, 'nope.csv')], as());
-    expect(missing.exitCode).toBe(2);
-    expect(missing.stdout).toBe('');
-    expect(missing.stderr).toContain('cannot read');
+    const nope = join(user.home, 'nope.csv');
+    const missing = await cli(['entry', 'import', '--project', 'imports', '--file', nope], as());
+    expect(missing).toEqual({ exitCode: 2, stdout: '', stderr: `error: cannot read ${nope}: no such file\n` });
+  });
+
+  it('a directory is a local read error (exit 2), not "cannot reach the server"', async () => {
+    const r = await cli(['entry', 'import', '--project', 'imports', '--file', user.home], as());
+    expect(r).toEqual({ exitCode: 2, stdout: '', stderr: `error: cannot read ${user.home}: it is a directory\n` });
   });
 
   it('a file without an email column is refused with the reason', async () => {

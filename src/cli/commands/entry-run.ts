@@ -1,4 +1,6 @@
 // Bodies of the entry commands, loaded only when one runs.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { updateEntryBody, type ExportFormat } from '../../contract/schemas.js';
 import type { Entry } from '../../contract/types.js';
 import type { EntryStatusName } from '../../contract/lifecycle.js';
@@ -118,8 +120,12 @@ export async function exportEntries(
   if (opts.json && opts.format && opts.format !== 'json') {
     throw new CliError(`--json and --format ${opts.format} disagree: --json means --format json; give one of them`, EXIT.usage);
   }
-  const format = exportFormat(opts.json ? 'json' : opts.format, opts.output);
+  const file = opts.output === '-' ? undefined : opts.output; // `-o -` is stdout, as in most tools
+  const format = exportFormat(opts.json ? 'json' : opts.format, file);
+  if (file && (await stat(file).catch(() => undefined))?.isDirectory()) {
+    throw new CliError(`--output ${file} is a directory: give a file name, e.g. --output ${join(file, 'subscribers.csv')}`, EXIT.usage);
+  }
   const client = await sessionClient(ctx);
   const { runExport } = await import('./export-run.js');
-  await runExport(ctx, client, { project: opts.project, format, search: opts.search, file: opts.output });
+  await runExport(ctx, client, { project: opts.project, format, search: opts.search, file });
 }

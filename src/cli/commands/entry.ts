@@ -112,7 +112,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
         .description('Stream every entry (csv, json or ndjson) to stdout or a file, without holding the list in memory')
         .addOption(formatOption())
         .option('--json', 'the json format (same as --format json)')
-        .option('-o, --output <file>', 'write to this file instead of stdout')
+        .option('-o, --output <file>', 'write to this file instead of stdout (- is stdout)')
         .option('--search <q>', 'only entries whose email or name contains this'),
     ),
     [
@@ -146,5 +146,5 @@ export function registerEntry(program: Command, ctx: CliContext) {
       'waitlist entry import --project my-app --file export.csv --date-format dmy',
       'waitlist entry import --project my-app --file entries.ndjson --json',
     ],
-  ).action(async (opts) => (await import('./import-run.js')).importEntries(opts));
+  ).action(async (opts) => (await import('./import-run.js')).importEntries(ctx, opts));
 }

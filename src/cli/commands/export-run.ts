@@ -1,5 +1,6 @@
 // `waitlist entry export`: pipes the server's streaming export to stdout or a file, chunk by chunk,
 // with a progress line on stderr when stderr is a terminal. Nothing holds the whole list.
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable, Transform, type Writable } from 'node:stream';
@@ -86,7 +87,19 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
   const res = await client.exportEntries(opts.project, { format: opts.format, search: opts.search });
   if (!res.body) throw new CliError('the server sent an empty export', EXIT.error);
   const counter = new Counter(opts.format === 'csv');
-  const dest = (opts.file ? createWriteStream(opts.file) : ctx.io.stdout) as Writable;
+  let dest = ctx.io.stdout as Writable;
+  if (opts.file) {
+    // Opened once the server has answered (a failed request creates no file), and before anything is
+    // piped, so a file that cannot be created (no such directory, no permission) says just that.
+    const file = createWriteStream(opts.file);
+    try {
+      await once(file, 'open');
+    } catch (err) {
+      await res.body.cancel().catch(() => {});
+      throw new CliError(`cannot write ${opts.file}: ${(err as Error).message}`, EXIT.error);
+    }
+    dest = file;
+  }
   const stop = showProgress ? progressBar(out, counter, opts.format, total) : () => {};
   try {
     await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), counter, dest, { end: Boolean(opts.file) });

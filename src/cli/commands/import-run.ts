@@ -1,12 +1,11 @@
 // `waitlist entry import`: streams a CSV or NDJSON file to the server's import route as it is read
 // (any size, nothing held in memory), with a progress bar on stderr when it is a terminal, then prints
 // the result: counts, and the bad rows with their line numbers.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
-import { ApiError, type ImportResult } from '../../client/index.js';
-import { output, sessionClient, type JsonOpt } from '../context.js';
+import { ApiError, type ImportResult, type WaitlistClient } from '../../client/index.js';
+import { type CliContext, output, sessionClient, type JsonOpt } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { humanBytes, type Output } from '../output.js';
 
@@ -49,16 +48,31 @@ function progress(out: Output, total: number) {
   };
 }
 
-export async function importEntries(opts: ImportOpts) {
-  const out = output(opts);
-  const size = await stat(opts.file).then(
-    (s) => s.size,
-    () => {
-      throw new CliError(`cannot read ${opts.file}`, EXIT.usage);
-    },
-  );
-  const client = await sessionClient();
-  const file = createReadStream(opts.file);
+/** Why a local file cannot be read, in a few words. */
+const unreadable = (file: string, err: NodeJS.ErrnoException) =>
+  `cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`;
+
+export async function importEntries(ctx: CliContext, opts: ImportOpts) {
+  const out = output(ctx, opts);
+  // The file is opened before anything is sent: a missing file, a directory or one without read permission
+  // is a local error (exit 2), never "cannot reach the server".
+  const handle = await open(opts.file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(unreadable(opts.file, err), EXIT.usage);
+  });
+  let size: number;
+  let client: WaitlistClient;
+  try {
+    const st = await handle.stat();
+    if (st.isDirectory()) throw new CliError(`cannot read ${opts.file}: it is a directory`, EXIT.usage);
+    size = st.size;
+    client = await sessionClient(ctx);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  const file = handle.createReadStream();
+  let readError: NodeJS.ErrnoException | undefined;
+  file.on('error', (err) => (readError = err));
   const bar = out.stderrTty ? progress(out, size) : undefined;
   const body = bar ? file.pipe(bar.counter) : file;
   let result: ImportResult;
@@ -69,6 +83,8 @@ export async function importEntries(opts: ImportOpts) {
       dateFormat: opts.dateFormat,
     });
   } catch (err) {
+    // The file failed while it was being sent (an I/O error): that is the story, not the network.
+    if (readError) throw new CliError(unreadable(opts.file, readError), EXIT.error);
     // The server gives a whole request --request-timeout seconds (default 30) to arrive.
     if (err instanceof ApiError && (err.status === 408 || err.code === 'network')) {
       throw new CliError(
@@ -79,6 +95,7 @@ export async function importEntries(opts: ImportOpts) {
     throw err;
   } finally {
     bar?.stop();
+    file.destroy(); // closes the file (also when the server answered before reading all of it)
   }
   if (out.mode === 'json') return out.json(result);
   const verb = result.dryRun ? 'Dry run (nothing written): would import' : 'Imported';
