@@ -36,6 +36,7 @@ export interface RunningServer {
   /** The Polka app (tests list its routes). */
   app: ReturnType<typeof createApp>;
   hasUsers: boolean;
+  /** Stops accepting before it returns; resolves once requests in flight are answered and the database is closed. */
   close(): Promise<void>;
 }
 

@@ -38,13 +38,15 @@ export async function runServe(config: ServeConfig): Promise<void> {
         return;
       }
       stopping = true;
+      // Stops accepting before it returns: once the line below is out, a new connection is refused.
+      const closed = running.close();
       process.stderr.write(`${signal} received: finishing requests in flight, then closing\n`);
       const timer = setTimeout(() => {
         process.stderr.write(`requests still open after ${FORCE_EXIT_MS / 1000} s: closing them\n`);
         running.server.closeAllConnections();
       }, FORCE_EXIT_MS);
       timer.unref();
-      running.close().then(resolve, (err) => {
+      closed.then(resolve, (err) => {
         process.stderr.write(`error while closing: ${String(err)}\n`);
         process.exitCode = 1;
         resolve();
