@@ -3,12 +3,11 @@
 // Tokens are 256 bits after a time prefix: an invite code random, an entry's confirmation and status
 // tokens an HMAC of its id (so any later email can carry the same links); only their SHA-256 (with the
 // prefix) is stored.
-import { createHmac } from 'node:crypto';
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
 import { positionAtInsert, type EntryRow, type ExportedEntry, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
-import { randomToken, sha256 } from './crypto.js';
+import { hmacSha256, randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
 import { toEntry } from './serialize.js';
@@ -35,8 +34,31 @@ export const newSecret = () => timePrefix() + randomToken(32);
 
 const CONFIRM_KEY = 'confirm-token-hmac-v1';
 const STATUS_KEY = 'status-token-hmac-v1';
-const derived = (key: string, entryId: string, joinedAt: number) =>
-  timePrefix(joinedAt) + createHmac('sha256', key).update(entryId).digest('base64url');
+type Mac = (message: string) => string;
+const macs = new WeakMap<Store, Map<string, Mac>>();
+/**
+ * HMAC-SHA256 under the server key `name`: the function itself once the key is loaded (so a join
+ * derives its status token without waiting a turn), else a promise of it.
+ */
+function macOf(store: Store, name: string): Mac | Promise<Mac> {
+  const known = macs.get(store)?.get(name);
+  if (known) return known;
+  return serverKey(store, name).then((key) => {
+    let byName = macs.get(store);
+    if (!byName) {
+      byName = new Map();
+      macs.set(store, byName);
+    }
+    const mac = byName.get(name) ?? hmacSha256(key);
+    byName.set(name, mac);
+    return mac;
+  });
+}
+const derive = (mac: Mac, entryId: string, joinedAt: number) => timePrefix(joinedAt) + mac(entryId);
+const derived = async (store: Store, name: string, entryId: string, joinedAt: number) => {
+  const mac = macOf(store, name);
+  return derive(typeof mac === 'function' ? mac : await mac, entryId, joinedAt);
+};
 /**
  * An entry's confirmation token: its join time's prefix and an HMAC-SHA256 of its id under a
  * server-wide key (256 bits, base64url), stored only as a hash like every other secret. Derived rather
@@ -44,16 +66,21 @@ const derived = (key: string, entryId: string, joinedAt: number) =>
  * subscriber opens works. A new entry (the same email joining again after leaving) has a new id, so a
  * new token.
  */
-export async function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
-  return derived(await serverKey(store, CONFIRM_KEY), entryId, joinedAt);
+export function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
+  return derived(store, CONFIRM_KEY, entryId, joinedAt);
 }
 /**
  * An entry's status token (its status and leave links), derived the same way under its own key: the
  * join answers it once, and every later email to the subscriber (the welcome after a confirmation, an
  * invite, a resent confirmation) carries the same links without the server keeping the token.
  */
-export async function statusTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
-  return derived(await serverKey(store, STATUS_KEY), entryId, joinedAt);
+export function statusTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
+  return derived(store, STATUS_KEY, entryId, joinedAt);
+}
+/** statusTokenOf without a turn of waiting once the key is loaded (the join path). */
+export function statusTokenNow(store: Store, entryId: string, joinedAt: number): string | Promise<string> {
+  const mac = macOf(store, STATUS_KEY);
+  return typeof mac === 'function' ? derive(mac, entryId, joinedAt) : statusTokenOf(store, entryId, joinedAt);
 }
 
 /**
@@ -64,11 +91,11 @@ export async function statusTokenOf(store: Store, entryId: string, joinedAt: num
  * imported ones (no token) get the referral link only.
  */
 export async function emailLinks(store: Store, project: ProjectRow, base: string): Promise<(row: EntryRow) => EmailVars> {
-  const key = await serverKey(store, STATUS_KEY);
+  const mac = await macOf(store, STATUS_KEY);
   return (row) => {
     const vars: EmailVars = { referralUrl: row.referralCode ? referralUrlOf(project, base, row.referralCode) : null };
     if (row.statusTokenHash) {
-      const token = derived(key, row.id, row.createdAt);
+      const token = derive(mac, row.id, row.createdAt);
       if (secretHash(token) === row.statusTokenHash) Object.assign(vars, subscriberLinks(project, base, token));
     }
     return vars;
