@@ -1,7 +1,7 @@
 // `waitlist serve`: open the database (migrating it), listen, and shut down gracefully on signals.
 import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, Server as NetServer } from 'node:net';
+import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
@@ -29,6 +29,9 @@ export interface ServeConfig extends ServerOptions, DbConfig {
  * this grace it is read and answered (with `Connection: close`). New connections are refused at once.
  */
 export const IDLE_GRACE_MS = 300;
+
+const LATEST = Symbol('latest response');
+type TrackedSocket = Socket & { [LATEST]?: ServerResponse };
 
 export interface RunningServer {
   url: string;
@@ -82,8 +85,13 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   setTimeout(purge, 5_000).unref();
   const handle = app.handler as unknown as (req: IncomingMessage, res: ServerResponse) => void;
   let closing: Promise<void> | undefined;
-  /** Responses being prepared, so that shutdown can answer them with `Connection: close` too. */
-  const inFlight = new Set<ServerResponse>();
+  /**
+   * Open connections, each with its latest response, so that shutdown can answer the ones being
+   * prepared with `Connection: close` too. Tracked per connection (a listener each), and per request
+   * only by a property store: a 'close' listener on every response cost ~10 % of the join throughput
+   * (docs/performance.md, round eighteen).
+   */
+  const sockets = new Set<Socket>();
   // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
   // checked every second (Node's default check runs every 30 s).
   const server = createServer(
@@ -96,13 +104,14 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     (req, res) => {
       // Shutting down: answer what is in flight, then let keep-alive connections go.
       if (closing) res.setHeader('Connection', 'close');
-      else {
-        inFlight.add(res);
-        res.once('close', () => inFlight.delete(res));
-      }
+      else (req.socket as TrackedSocket)[LATEST] = res;
       handle(req, res);
     },
   );
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -122,8 +131,10 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       closing ??= (async () => {
         // Requests already being answered say `Connection: close` too (unless their headers went out),
         // so their clients send nothing more on a connection that is about to close.
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-        inFlight.clear();
+        for (const socket of sockets) {
+          const res = (socket as TrackedSocket)[LATEST];
+          if (res && !res.headersSent && !res.writableEnded) res.setHeader('Connection', 'close');
+        }
         await new Promise<void>((resolve) => {
           let done = false;
           let sweep: NodeJS.Timeout | undefined;
