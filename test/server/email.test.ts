@@ -132,7 +132,7 @@ describe(`email on ${DIALECT}`, () => {
     expect(ok(await c.get(`/api/project/${q.projectId}/waitlist/${j.entryId}`))).toMatchObject({ status: 'waiting', position: 1 });
   });
 
-  it("every email to a subscriber carries its status, leave and referral links and List-Unsubscribe, on the join's statusToken", async () => {
+  it("every email to a subscriber carries its status and leave links and List-Unsubscribe, on the join's statusToken", async () => {
     const q = await projectWithKey(c, 'Links Club');
     ok(await c.put(`/api/project/${q.projectId}/settings`, { doubleOptIn: true, welcomeEmail: true }));
     const email = uniqueEmail('links');
