@@ -20,6 +20,8 @@ export interface ServeConfig extends ServerOptions, DbConfig {
   host: string;
   /** Seconds between webhook/email attempts (default: RETRY_SCHEDULE_SEC in src/core/dispatcher.ts). */
   retrySchedule?: number[];
+  /** Shutdown: how long idle keep-alive connections stay open (default IDLE_GRACE_MS; env WAITLIST_SHUTDOWN_GRACE). */
+  idleGraceMs?: number;
 }
 
 /**
@@ -149,7 +151,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           const grace = setTimeout(() => {
             closeIdle();
             sweep = setInterval(closeIdle, 50);
-          }, IDLE_GRACE_MS);
+          }, config.idleGraceMs ?? IDLE_GRACE_MS);
           // Stop accepting at once. net's close, not http's: since Node 19 http's also closes every idle
           // connection right away, which would reset a request sent on one but not read yet.
           NetServer.prototype.close.call(server, () => {

@@ -25,6 +25,7 @@ describe('exit codes of the process', () => {
       ],
       [['serve', '--allowed-hosts', 'a/b'], {}, /^error: --allowed-hosts: not a host name or host:port: a\/b/],
       [['serve'], { WAITLIST_RETRY_SCHEDULE: 'x' }, /^error: WAITLIST_RETRY_SCHEDULE must be comma-separated seconds/],
+      [['serve'], { WAITLIST_SHUTDOWN_GRACE: '61' }, /^error: WAITLIST_SHUTDOWN_GRACE must be a number of seconds from 0 to 60, not '61'/],
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],
     ];
     const results = await Promise.all(

@@ -237,7 +237,7 @@ describe('requests already sent when SIGTERM comes', () => {
 
   it('joins on their way when SIGTERM comes (sent by the client, not arrived yet) are answered 201, then exit 0', async () => {
     const N = 20;
-    const srv = await startServer();
+    const srv = await startServer({ env: { WAITLIST_SHUTDOWN_GRACE: '5' } }); // the test releases the "network" well within 5 s, however loaded the machine
     const relay = await Relay.start(srv.url);
     try {
       const c = await signedUp(srv.url);

@@ -213,6 +213,9 @@ Examples:
       headersTimeoutSec: intArg('--headers-timeout', 1, 600)(opts.headersTimeout),
       requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
       logRequests: Boolean(opts.logRequests),
+      ...(process.env.WAITLIST_SHUTDOWN_GRACE
+        ? { idleGraceMs: secondsArg('WAITLIST_SHUTDOWN_GRACE', 0, 60)(process.env.WAITLIST_SHUTDOWN_GRACE) }
+        : {}),
       ...eventOptions(opts),
       allowedHosts: await allowedHostsArg(opts.allowedHosts),
     });
