@@ -9,6 +9,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits up to 10 s (Vitest's default is 1 s): a browser page on a machine busy with the
+    // rest of the suite can take longer than a second to load its data (a Queue-tab test missed it once).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // The tests mostly wait on spawned servers, so more workers than cores pays off.
     maxWorkers: 4,
