@@ -84,9 +84,10 @@ describe('WAITLIST_TIMEOUT: waiting for the server to answer', () => {
   });
 
   it('bounds only the wait for the answer to start: a slow export body is not cut', async () => {
-    proxy.rule = (req) => (req.url?.includes('/export') ? { holdBodyMs: 2_500 } : 'pass');
+    // 2 s, not 1: the project lookup before the export must answer within it on a loaded CI machine.
+    proxy.rule = (req) => (req.url?.includes('/export') ? { holdBodyMs: 4_000 } : 'pass');
     try {
-      const r = await cli(['entry', 'export', '--project', 'faults', '--format', 'ndjson'], viaProxy({ WAITLIST_TIMEOUT: '1' }));
+      const r = await cli(['entry', 'export', '--project', 'faults', '--format', 'ndjson'], viaProxy({ WAITLIST_TIMEOUT: '2' }));
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout.trimEnd().split('\n')).toHaveLength(N);
     } finally {
@@ -97,9 +98,9 @@ describe('WAITLIST_TIMEOUT: waiting for the server to answer', () => {
   it('entry import waits for its answer however long the server takes to process the upload', async () => {
     const file = join(user.home, 'slow.csv');
     writeFileSync(file, 'email,name\nslow-1@example.com,Slow\n');
-    proxy.rule = (req) => (req.url?.includes('/import') ? { holdHeadersMs: 2_500 } : 'pass');
+    proxy.rule = (req) => (req.url?.includes('/import') ? { holdHeadersMs: 4_000 } : 'pass');
     try {
-      const r = await cli(['entry', 'import', '--project', 'faults', '--file', file, '--json'], viaProxy({ WAITLIST_TIMEOUT: '1' }));
+      const r = await cli(['entry', 'import', '--project', 'faults', '--file', file, '--json'], viaProxy({ WAITLIST_TIMEOUT: '2' }));
       expect(r.exitCode, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ imported: 1 });
       emails.push('slow-1@example.com');
