@@ -67,6 +67,33 @@ const DIRECT = new Set(['insertEntry', 'rateLimiter', 'close', 'constructor', 'p
 // The join path's cached lookups (freshCaches).
 const CACHED_READS = new Set(['keyForAuth', 'projectBySlug']);
 
+/**
+ * A sub-store whose asynchronous methods retry on a locked database like the store's own (an admin's
+ * soft delete met the checkpoint worker's lock for more than the 20 ms busy timeout and answered 503 in a
+ * loaded CI run). A busy error inside their transactions rolls the transaction back, so running the
+ * method again is safe. Synchronous methods (some run inside other transactions) stay as they are.
+ */
+function retryingAsync<T extends object>(sub: T): T {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(sub, {
+    get(obj, prop, receiver) {
+      const v: unknown = Reflect.get(obj, prop, receiver);
+      if (typeof v !== 'function' || prop === 'constructor') return v;
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        const method = v as (...a: unknown[]) => unknown;
+        fn = (...args: unknown[]) => {
+          const out = method.apply(obj, args);
+          if (!(out instanceof Promise)) return out;
+          return out.catch((err: unknown) => (isBusy(err) ? withRetry(() => method.apply(obj, args)) : Promise.reject(err)));
+        };
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
+
 /** The store with every database call retried while locked, and storage failures turned into 503s. */
 function retrying(store: SqliteStore): Store {
   const subs = new Map<PropertyKey, unknown>();
@@ -74,7 +101,7 @@ function retrying(store: SqliteStore): Store {
     if (!subs.has(prop))
       subs.set(
         prop,
-        guardUnavailable(v as object, (err) => {
+        guardUnavailable(retryingAsync(v as object), (err) => {
           const t = translate(err);
           return t instanceof DatabaseUnavailableError ? t : undefined;
         }),
