@@ -56,8 +56,8 @@ export function openSqliteStore(file: string): Store {
   const db = drizzle(sqlite, { schema: s });
   migrate(db, { migrationsFolder: MIGRATIONS });
   // From here on a lock barely blocks the event loop: a statement waits at most 20 ms, then the store's
-  // methods retry on timers (busy.ts). (The lifecycle and events sub-stores are not wrapped yet: they
-  // get the 20 ms wait only.)
+  // methods retry on timers (busy.ts), the lifecycle and events sub-stores' asynchronous ones too
+  // (retryingAsync); their synchronous ones get the 20 ms wait only.
   sqlite.pragma('busy_timeout = 20');
   return retrying(new SqliteStore(sqlite, db, file));
 }
