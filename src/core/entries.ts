@@ -4,7 +4,7 @@ import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
 import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
-import { confirmTokenOf, emailLinks, newReferralCode, secretHash, statusTokenNow, welcomeEmail } from './lifecycle.js';
+import { confirmTokenOf, emailLinks, newReferralCode, secretHash, statusTokenOf, welcomeEmail } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
 import { featureSettings } from './settings.js';
@@ -34,7 +34,7 @@ export async function joinWaitlist(store: Store, ctx: JoinContext, body: JoinBod
   const now = Date.now();
   const settings = ctx.project ? featureSettings(ctx.project) : lifecycleSettingsDefaults;
   const id = newId('ent');
-  const pendingToken = statusTokenNow(store, id, now);
+  const pendingToken = statusTokenOf(store, id, now);
   const statusToken = typeof pendingToken === 'string' ? pendingToken : await pendingToken;
   const confirmToken = settings.doubleOptIn ? await confirmTokenOf(store, id, now) : null;
   const project = ctx.project;

@@ -55,10 +55,7 @@ function macOf(store: Store, name: string): Mac | Promise<Mac> {
   });
 }
 const derive = (mac: Mac, entryId: string, joinedAt: number) => timePrefix(joinedAt) + mac(entryId);
-const derived = async (store: Store, name: string, entryId: string, joinedAt: number) => {
-  const mac = macOf(store, name);
-  return derive(typeof mac === 'function' ? mac : await mac, entryId, joinedAt);
-};
+
 /**
  * An entry's confirmation token: its join time's prefix and an HMAC-SHA256 of its id under a
  * server-wide key (256 bits, base64url), stored only as a hash like every other secret. Derived rather
@@ -66,21 +63,18 @@ const derived = async (store: Store, name: string, entryId: string, joinedAt: nu
  * subscriber opens works. A new entry (the same email joining again after leaving) has a new id, so a
  * new token.
  */
-export function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
-  return derived(store, CONFIRM_KEY, entryId, joinedAt);
+export async function confirmTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
+  return derive(await macOf(store, CONFIRM_KEY), entryId, joinedAt);
 }
 /**
  * An entry's status token (its status and leave links), derived the same way under its own key: the
  * join answers it once, and every later email to the subscriber (the welcome after a confirmation, an
  * invite, a resent confirmation) carries the same links without the server keeping the token.
  */
-export function statusTokenOf(store: Store, entryId: string, joinedAt: number): Promise<string> {
-  return derived(store, STATUS_KEY, entryId, joinedAt);
-}
-/** statusTokenOf without a turn of waiting once the key is loaded (the join path). */
-export function statusTokenNow(store: Store, entryId: string, joinedAt: number): string | Promise<string> {
+export function statusTokenOf(store: Store, entryId: string, joinedAt: number): string | Promise<string> {
+  // Synchronous once the key is loaded: the join path derives it without waiting a turn.
   const mac = macOf(store, STATUS_KEY);
-  return typeof mac === 'function' ? derive(mac, entryId, joinedAt) : statusTokenOf(store, entryId, joinedAt);
+  return typeof mac === 'function' ? derive(mac, entryId, joinedAt) : mac.then((m) => derive(m, entryId, joinedAt));
 }
 
 /**
