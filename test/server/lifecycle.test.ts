@@ -179,6 +179,22 @@ describe('join, statuses and positions', () => {
     expect(invited.items[0]).toMatchObject({ entryId: a.entryId, status: 'invited', position: null });
     const waiting = ok(await admin.get(`/api/project/${p.projectId}/waitlist?status=waiting`));
     expect(waiting.items[0].position).toBe(1);
+    // The waiting list is newest first unless sort=position asks for queue order (both dialects).
+    const c = await join(p);
+    const b = waiting.items[0];
+    for (const q of ['status=waiting', 'status=waiting&sort=newest']) {
+      const newest = ok(await admin.get(`/api/project/${p.projectId}/waitlist?${q}`));
+      expect(newest).toMatchObject({ total: 2, totalPages: 1 });
+      expect(newest.items.map((x: { entryId: string; position: number }) => [x.entryId, x.position])).toEqual([
+        [c.entryId, 2],
+        [b.entryId, 1],
+      ]);
+      const paged = ok(await admin.get(`/api/project/${p.projectId}/waitlist?${q}&page=2&limit=1`));
+      expect(paged).toMatchObject({ total: 2, totalPages: 2 });
+      expect(paged.items.map((x: { entryId: string }) => x.entryId)).toEqual([b.entryId]);
+    }
+    const queue = ok(await admin.get(`/api/project/${p.projectId}/waitlist?status=waiting&sort=position`));
+    expect(queue.items.map((x: { entryId: string }) => x.entryId)).toEqual([b.entryId, c.entryId]);
     const exp = await admin.get(`/api/project/${p.projectId}/waitlist/export?format=json`);
     const rows = JSON.parse(exp.text);
     expect(rows.find((r: { entryId: string }) => r.entryId === a.entryId)).toMatchObject({
@@ -186,7 +202,7 @@ describe('join, statuses and positions', () => {
       position: null,
       referrals: 0,
     });
-    expect(rows.find((r: { entryId: string }) => r.entryId !== a.entryId).position).toBe(1);
+    expect(rows.find((r: { entryId: string }) => r.entryId === b.entryId).position).toBe(1);
     const csv = await admin.get(`/api/project/${p.projectId}/waitlist/export?format=csv`);
     expect(csv.text.split('\n')[0]).toContain(
       '"status","position","referralCode","referredBy","referrals","confirmedAt","invitedAt","acceptedAt"',

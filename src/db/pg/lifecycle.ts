@@ -284,15 +284,16 @@ export class PgLifecycle implements LifecycleStore {
     return out;
   }
 
-  async waitingTotal(projectId: string) {
-    const r = await this.db.execute<{ n: string }>(sql`SELECT ${waitingTotalOf(projectId)} AS n`);
+  async waitingTotal(projectId: string, conn: Conn = this.db) {
+    const r = await conn.execute<{ n: string }>(sql`SELECT ${waitingTotalOf(projectId)} AS n`);
     return Number(r.rows[0]!.n);
   }
 
   async queuePage(projectId: string, q: QueueQuery, page: PageArgs): Promise<Counted<EntryRow> & { positions?: Map<string, number> }> {
     if (q.sort === 'position' && q.status && q.status !== 'waiting') return { rows: [], total: 0 };
     const status = q.sort === 'position' ? 'waiting' : q.status;
-    if (status === 'waiting' && !q.search) return this.waitingPage(projectId, page);
+    // Queue order only when asked for (`sort=position`): `status=waiting` alone lists newest first, as every list does.
+    if (q.sort === 'position' && !q.search) return this.waitingPage(projectId, page);
     const parts: SQL[] = [live(projectId)];
     if (status) parts.push(eq(s.entries.status, status));
     if (q.search) parts.push(sql`${s.entries.id} IN (${searchIds(projectId, q.search)})`);
@@ -300,8 +301,12 @@ export class PgLifecycle implements LifecycleStore {
     const order = q.sort === 'position' ? [asc(s.entries.k), asc(s.entries.ordinal)] : [desc(s.entries.id)];
     return this.db.transaction(
       async (tx) => {
-        // The waiting queue without a search took waitingPage above: this is a count of the filter.
-        const total = first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0;
+        // The waiting queue in queue order took waitingPage above; the waiting list newest first counts
+        // from the queue's trigger-kept totals, like waitingPage, and any other filter counts its rows.
+        const total =
+          status === 'waiting' && !q.search
+            ? await this.waitingTotal(projectId, tx)
+            : (first(await tx.select({ n: count() }).from(s.entries).where(where))?.n ?? 0);
         if (page.offset >= total) return { rows: [], total };
         const rows = await tx
           .select()
