@@ -5,15 +5,9 @@
 import type { ServerResponse } from 'node:http';
 import type { NextHandler } from 'polka';
 import { AppError } from '../core/errors.js';
+import { storableText, wellFormed } from '../core/text.js';
 import type { Req } from './context.js';
 import { validationFailed } from './http.js';
-
-// With the u flag a surrogate pair is one code point, so this matches only unpaired surrogates.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-/** True for well-formed UTF-16 (no unpaired surrogate). */
-export const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
-/** True for text that may be stored: well-formed UTF-16 without NUL. */
-export const storableText = (s: string) => !s.includes('\0') && wellFormed(s);
 
 const values = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 

@@ -248,6 +248,29 @@ describe('bad input: clear errors, never a 500', () => {
     ok(await owner.get(`/api/project/${p.projectId}/waitlist`));
   });
 
+  it('a NUL or an unpaired surrogate in stored text is a bad row (the join refuses them), never a 500 losing the file', async () => {
+    const lines = [
+      { email: 'nul1@example.com', name: 'kept' },
+      { email: 'nul2@example.com', name: 'a\u0000b' },
+      { email: 'nul3@example.com', source: 'a\u0000b' },
+      { email: 'nul4@example.com', name: 'a\ud800b' },
+      { email: 'nul5@example.com', userAgent: 'x\u0000' },
+      { email: 'nul6@example.com', metadata: { note: 'a\u0000b' } },
+    ].map((l) => JSON.stringify(l));
+    const r = ok(await upload(p, lines.join('\n'), 'format=ndjson', 'application/x-ndjson'));
+    expect(r.imported).toBe(2);
+    expect(r.invalid).toEqual([
+      { line: 2, message: 'name: must not contain NUL characters' },
+      { line: 3, message: 'source: must not contain NUL characters' },
+      { line: 4, message: 'name: must not contain unpaired UTF-16 surrogates' },
+      { line: 5, message: 'userAgent: must not contain NUL characters' },
+    ]);
+    const csv = ok(await upload(p, 'email,name\nnul7@example.com,"a\u0000b"\nnul8@example.com,fine\n'));
+    expect(csv).toMatchObject({ imported: 1, invalid: [{ line: 2, message: 'name: must not contain NUL characters' }] });
+    expect((await byEmail(p, 'nul1@example.com')).name).toBe('kept');
+    expect((await byEmail(p, 'nul6@example.com')).metadata).toEqual({ note: 'a\u0000b' });
+  });
+
   it('a 10 MB line is reported by line and the rows around it are kept', async () => {
     const body = `email,name\nbig1@example.com,ok\nbig2@example.com,${'x'.repeat(10 * 1024 * 1024)}\nbig3@example.com,after\n"big4@example.com,unclosed\nbig5@example.com,lost\n`;
     const r = ok(await upload(p, body));

@@ -9,6 +9,7 @@ import { idAt } from '../ids.js';
 import { REFERRAL_CODE_BYTES, timePrefix } from '../lifecycle.js';
 import { normEmail } from '../users.js';
 import type { Target } from './columns.js';
+import { wellFormed } from '../text.js';
 import { parseDate, type SlashOrder } from './dates.js';
 
 // Referral codes as newReferralCode makes them (the time prefix and 6 CSPRNG bytes, base64url), the
@@ -88,6 +89,17 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'n
 export type RowResult = { row: EntryRow } | { error: string };
 
 /**
+ * Why a text cell cannot be stored as it is, as the join refuses it (validateBody): a NUL (PostgreSQL's
+ * text refuses it, and would fail the whole batch) or an unpaired UTF-16 surrogate (not UTF-8).
+ */
+function unstorable(field: string, v: string | null | undefined): string | undefined {
+  if (!v) return undefined;
+  if (v.includes('\0')) return `${field}: must not contain NUL characters`;
+  if (!wellFormed(v)) return `${field}: must not contain unpaired UTF-16 surrogates`;
+  return undefined;
+}
+
+/**
  * Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date
  * order, `line` the record's line in its file (it orders the ids of rows of the same millisecond).
  */
@@ -140,6 +152,8 @@ export function toRow(
   const ip = text(p.ip);
   const country = text(p.country);
   const ua = text(p.userAgent);
+  const bad = unstorable('name', name) ?? unstorable('source', source) ?? unstorable('userAgent', ua);
+  if (bad) return { error: bad };
   return {
     row: {
       id: idAt('ent', createdAt, line),
