@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
 
 /**
  * WAL, durability first (FULL: a commit is fsynced before the 201 goes out), FKs. The busy timeout
- * covers opening and migrating; the server's store then sets it to 0 (see src/db/sqlite/busy.ts).
+ * covers opening and migrating; the server's store then sets it to 20 ms and retries a locked database
+ * on timers for up to 1.5 s before answering 503 (see src/db/sqlite/busy.ts, BUSY_BUDGET_MS).
  */
 export function applyPragmas(db: Database.Database): void {
   db.pragma('journal_mode = WAL');

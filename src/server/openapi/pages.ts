@@ -21,7 +21,11 @@ const HOSTED_ERRORS = 'The error envelope 404 when the project is unknown, delet
 export const PAGES: ApiRoute[] = [
   page('get', '/', 'showDashboard', 'Dashboard', DASHBOARD),
   page('head', '/', 'headDashboard', 'Dashboard (headers only)', DASHBOARD),
-  page('get', '/docs', 'showApiDocs', 'This document, rendered as a page (offline: nothing from elsewhere)', 'The API reference page'),
+  {
+    // Rate limited like /openapi.json (DOCS_RATE_LIMIT per client address): 429 in the error envelope.
+    ...page('get', '/docs', 'showApiDocs', 'This document, rendered as a page (offline: nothing from elsewhere)', 'The API reference page'),
+    errors: ['rate_limited'],
+  },
   {
     ...page('get', '/widget.js', 'getWidget', 'The sign-up widget script', WIDGET),
     ok: { status: 200, content: { 'text/javascript': { type: 'string', description: WIDGET } } },
