@@ -110,6 +110,13 @@ describe('double opt-in', () => {
     const old = await join(p);
     const fresh = await join(p);
     await dbQuery(server, 'UPDATE entries SET created_at = ? WHERE id = ?', [Date.now() - 8 * 86_400_000, old.entryId]);
+    // An imported pending row keeps its old createdAt, but its clock starts at the import (it was never
+    // sent a confirmation here): kept. Another imported 8 days ago (its updatedAt) goes.
+    const csv =
+      'email,status,createdAt\nimported-pending@example.com,pending,2025-01-01T00:00:00Z\nimported-old@example.com,pending,2025-01-01T00:00:00Z\n';
+    const imp = await admin.req('POST', `/api/project/${p.projectId}/import?format=csv`, csv, { 'content-type': 'text/csv' });
+    expect(ok(imp)).toMatchObject({ imported: 2 });
+    await dbQuery(server, 'UPDATE entries SET updated_at = ? WHERE email = ?', [Date.now() - 8 * 86_400_000, 'imported-old@example.com']);
     await server.stop();
     server = await startServer({ env: SMTP, reuse: { dbFile: server.dbFile, dbEnv: server.dbEnv } });
     admin = new Client(server.url);
@@ -117,5 +124,8 @@ describe('double opt-in', () => {
     await new Promise((r) => setTimeout(r, 6_500));
     expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [old.entryId])).toEqual([]);
     expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [fresh.entryId])).toHaveLength(1);
+    expect(await dbQuery(server, 'SELECT email FROM entries WHERE email LIKE ?', ['imported-%'])).toEqual([
+      { email: 'imported-pending@example.com' },
+    ]);
   });
 });

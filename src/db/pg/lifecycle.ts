@@ -44,6 +44,13 @@ const waitingTotalOf = (projectId: string | SQL) =>
 const BULK_ROWS = 16; // more waiting rows than this (a list page of 20+, an export chunk): rank their buckets
 const first = <T>(rows: T[]): T | undefined => rows[0];
 const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNull(s.entries.deletedAt))!;
+/**
+ * A pending entry older than `before`: a joined one by its join time (created_at); an imported one (no
+ * status token: it never joined here) by when it came to this server or was last sent a confirmation (a
+ * re-join resends one), since its created_at is kept from the file and an old list would go at once.
+ */
+const pendingBefore = (before: number) =>
+  sql`${s.entries.createdAt} < ${before} AND (${s.entries.statusTokenHash} IS NOT NULL OR greatest(${s.entries.updatedAt}, ${s.entries.confirmSentAt}) < ${before})`;
 
 /** Locks the project's queue (its ordinal counter row) until the transaction ends. */
 export async function lockQueue(tx: Conn, projectId: string): Promise<void> {
@@ -569,7 +576,7 @@ export class PgLifecycle implements LifecycleStore {
       await lockQueue(tx, projectId);
       const r = await tx
         .delete(s.entries)
-        .where(and(live(projectId), eq(s.entries.status, 'pending'), sql`${s.entries.createdAt} < ${before}`))
+        .where(and(live(projectId), eq(s.entries.status, 'pending'), pendingBefore(before)))
         .returning({ id: s.entries.id });
       return r.length;
     });
@@ -579,7 +586,7 @@ export class PgLifecycle implements LifecycleStore {
     const r = await this.db
       .selectDistinct({ p: s.entries.projectId })
       .from(s.entries)
-      .where(and(eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt), sql`${s.entries.createdAt} < ${before}`));
+      .where(and(eq(s.entries.status, 'pending'), isNull(s.entries.deletedAt), pendingBefore(before)));
     return r.map((x) => x.p);
   }
 

@@ -10,6 +10,12 @@ import { Statements } from './statements.js';
 import { durably, type WalSync } from './wal-sync.js';
 
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
+/**
+ * A pending entry older than the cut-off: a joined one by its join time (created_at); an imported one
+ * (no status token: it never joined here) by when it came to this server or was last sent a confirmation
+ * (a re-join resends one), since its created_at is kept from the file and an old list would go at once.
+ */
+const PENDING_OLDER = 'created_at < ? AND (status_token_hash IS NOT NULL OR max(updated_at, coalesce(confirm_sent_at, 0)) < ?)';
 /** The project's referralBoost, read inside the writing transaction. */
 const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
 const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
@@ -491,8 +497,9 @@ export class SqliteLifecycle implements LifecycleStore {
     return this.tx(() => {
       this.db.pragma('secure_delete = ON');
       try {
-        return this.stmt(`DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND created_at < ?`).run(
+        return this.stmt(`DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND ${PENDING_OLDER}`).run(
           projectId,
+          before,
           before,
         ).changes;
       } finally {
@@ -502,8 +509,8 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   async projectsWithPending(before: number) {
-    return this.stmt(`SELECT DISTINCT project_id FROM entries WHERE status = 'pending' AND deleted_at IS NULL AND created_at < ?`)
+    return this.stmt(`SELECT DISTINCT project_id FROM entries WHERE status = 'pending' AND deleted_at IS NULL AND ${PENDING_OLDER}`)
       .pluck()
-      .all(before) as string[];
+      .all(before, before) as string[];
   }
 }
