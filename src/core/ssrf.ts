@@ -24,9 +24,12 @@ for (const [net, bits] of [
 ] as const)
   blocked.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback, and IPv4-compatible (deprecated; `::127.0.0.1` embeds IPv4)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT; `::ffff:0:7f00:1` embeds IPv4)
   ['64:ff9b::', 96], // NAT64 (embeds IPv4)
+  ['64:ff9b:1::', 48], // local-use NAT64 (embeds IPv4)
+  ['2001::', 32], // Teredo (embeds an obfuscated IPv4 address)
+  ['2002::', 16], // 6to4 (embeds IPv4: `2002:7f00:1::` is 127.0.0.1's)
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
@@ -89,7 +92,8 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
   if (url.username || url.password) return 'url must not contain credentials';
   if (allowPrivate) return null;
-  if (url.hostname === 'localhost' || url.hostname.endsWith('.localhost')) {
+  const name = url.hostname.replace(/\.$/, ''); // `localhost.` is the same name, fully qualified
+  if (name === 'localhost' || name.endsWith('.localhost')) {
     return 'url points to a loopback address (allowed only with --allow-private-webhooks)';
   }
   try {

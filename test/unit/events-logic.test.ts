@@ -33,13 +33,33 @@ describe('SSRF address table', () => {
     '::ffff:10.1.2.3',
     '64:ff9b::a00:1',
     'not-an-ip',
+    // IPv6 forms that embed an IPv4 address: IPv4-compatible, IPv4-mapped in hex, SIIT, 6to4, Teredo.
+    '::127.0.0.1',
+    '::7f00:1',
+    '::ffff:7f00:1',
+    '::ffff:0:7f00:1',
+    '2002:7f00:1::',
+    '2002:a00:1::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1::a00:1',
   ])('%s is refused', (ip) => expect(isPrivateAddress(ip)).toBe(true));
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (ip) =>
-    expect(isPrivateAddress(ip)).toBe(false),
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+    '2001:4860:4860::8888',
+  ])('%s is public', (ip) => expect(isPrivateAddress(ip)).toBe(false));
   it('checks URLs before DNS, and leaves unresolvable names to send time', async () => {
     expect(await webhookUrlProblem('http://[::1]:80/x', false)).toMatch(/private|loopback/);
     expect(await webhookUrlProblem('http://localhost/x', false)).toMatch(/loopback/);
+    expect(await webhookUrlProblem('http://localhost./x', false)).toMatch(/loopback/);
+    expect(await webhookUrlProblem('http://a.localhost./x', false)).toMatch(/loopback/);
+    expect(await webhookUrlProblem('http://[::127.0.0.1]/x', false)).toMatch(/private|loopback/);
+    expect(await webhookUrlProblem('http://[2002:7f00:1::]/x', false)).toMatch(/private|loopback/);
     expect(await webhookUrlProblem('http://127.0.0.1/x', true)).toBeNull();
     expect(await webhookUrlProblem('gopher://example.com/', true)).toMatch(/http or https/);
     expect(await webhookUrlProblem('https://does-not-exist.invalid/hook', false)).toBeNull();
