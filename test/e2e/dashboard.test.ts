@@ -234,7 +234,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in Chromium', () => {
     // The form snippet, pasted into a page on another origin, adds a subscriber (CORS) and shows refusals in words.
     const landing = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>Landing</title>${form.replaceAll('wl_YOUR_API_KEY', key)}`);
+      res.end(`<!doctype html><title>Landing</title>${form.replaceAll('wl_YOUR_PUBLISHABLE_KEY', key)}`);
     });
     await new Promise<void>((r) => landing.listen(0, '127.0.0.1', r));
     const other = await ctx.newPage();

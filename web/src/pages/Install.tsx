@@ -1,12 +1,13 @@
 // Copy-paste snippets that call the join endpoint from a landing page: fetch, and a plain HTML form.
 import type { Project } from '../api.js';
 import { CopyField } from '../ui.js';
-import { recentKeys } from './Keys.js';
+import { recentKeys, secretKeyNote } from './Keys.js';
 
 export function InstallTab({ project }: { project: Project }) {
   const url = `${location.origin}/v1/waitlist/${project.slug}/join`;
   const recent = recentKeys.get(project.projectId);
-  const key = recent ?? 'wl_YOUR_API_KEY';
+  const key = recent ?? 'wl_YOUR_PUBLISHABLE_KEY';
+  const secretNote = secretKeyNote(project.projectId);
 
   const fetchSnippet = `// Adds one subscriber; resolves with the entry or throws with the server's message.
 async function joinWaitlist(email, name) {
@@ -59,16 +60,21 @@ document.getElementById('waitlist-form').addEventListener('submit', async (event
   return (
     <section aria-labelledby="install-title">
       <h2 id="install-title">Install on your landing page</h2>
+      {secretNote ? (
+        <p class="card warn" role="note">
+          {secretNote}
+        </p>
+      ) : null}
       <p>
         {recent ? (
-          <>The snippets use the key you just created. </>
+          <>The snippets use the publishable key you just created. </>
         ) : (
           <>
-            Replace <code>{key}</code> with a key from the <a href={`#/projects/${project.projectId}/keys`}>API keys</a> tab.{' '}
+            Replace <code>{key}</code> with a publishable key from the <a href={`#/projects/${project.projectId}/keys`}>API keys</a> tab.{' '}
           </>
         )}
-        The join endpoint accepts calls from any origin, and a key can only add subscribers to this project, so it may sit in your page's
-        source.
+        The join endpoint accepts calls from any origin, and a publishable key can only add subscribers to this project, so it may sit in
+        your page's source. Never put a secret key (<code>wl_sk_…</code>) here: it is refused from a browser.
       </p>
       <div class="card">
         <h3>With fetch</h3>

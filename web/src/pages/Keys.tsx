@@ -3,8 +3,22 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiKey, type CreatedApiKey, type Project } from '../api.js';
 import { attempt, ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Loaded, Notice, ShownOnce, Table } from '../ui.js';
 
-/** Keys created in this tab since it was opened (memory only), so the Install snippets can use one. */
+/**
+ * The latest *publishable* key created in this tab since it was opened (memory only), so the Install and
+ * Sign-up page snippets can use it. A secret key never goes here: it must not be in a web page (a
+ * browser join with it is refused with 403).
+ */
 export const recentKeys = new Map<string, string>();
+/** Projects whose latest key created in this tab is a secret one, so the snippets can say why they do not hold it. */
+export const recentSecret = new Set<string>();
+
+/** Why the snippets do not hold the key just created, when it was a secret one; '' otherwise. */
+export function secretKeyNote(projectId: string): string {
+  if (!recentSecret.has(projectId)) return '';
+  return recentKeys.has(projectId)
+    ? 'The key you just created is a secret key: it must never be in a web page, so the snippets use your latest publishable key instead.'
+    : 'The key you just created is a secret key: it must never be in a web page (a browser join with it is refused with 403), so the snippets keep a placeholder. Create a publishable key for your page.';
+}
 
 export function KeysTab({ project }: { project: Project }) {
   const pid = project.projectId;
@@ -24,7 +38,11 @@ export function KeysTab({ project }: { project: Project }) {
     void attempt(setError, async () => {
       const k = await api.createKey(pid, { name: name.trim(), kind });
       setCreated(k);
-      recentKeys.set(pid, k.key);
+      if (k.kind === 'secret') recentSecret.add(pid);
+      else {
+        recentKeys.set(pid, k.key);
+        recentSecret.delete(pid);
+      }
       setName('');
       await load();
     });
@@ -40,7 +58,8 @@ export function KeysTab({ project }: { project: Project }) {
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
       <p class="muted">
-        A key lets a landing page add subscribers to this project, and nothing else, so it can sit in public page source. Only its prefix is
+        A <strong>publishable</strong> key lets a landing page add subscribers to this project, and nothing else, so it can sit in public
+        page source. A <strong>secret</strong> key also redeems invites: keep it on your server, never in a web page. Only a key's prefix is
         stored in readable form.
       </p>
       {created ? (
@@ -53,6 +72,9 @@ export function KeysTab({ project }: { project: Project }) {
         >
           <strong>Copy it now: this is the only time the full key is shown.</strong> The server keeps only a hash; if you lose it, create
           another key and revoke this one.
+          {created.kind === 'secret' ? (
+            <> This is a secret key: use it only from your server, never in a web page (the Install snippets do not use it).</>
+          ) : null}
         </ShownOnce>
       ) : null}
       <form class="row wrap card" onSubmit={create}>
@@ -88,6 +110,7 @@ export function KeysTab({ project }: { project: Project }) {
             rowKey={(k) => k.keyId}
             columns={[
               { label: 'Name', cell: (k) => <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} /> },
+              { label: 'Kind', cell: (k) => k.kind },
               { label: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
               { label: 'Created', cell: (k) => fmtDate(k.createdAt) },
               { label: 'Last used', cell: (k) => fmtDate(k.lastUsedAt) },

@@ -6,7 +6,7 @@ import { WaitlistClient, type ImportResult } from '../../../src/client/index.js'
 import type { FieldDefinition, SurfaceSettings } from '../../../src/contract/settings-surface.js';
 import type { Project } from '../api.js';
 import { CopyField, ErrorMsg, Notice } from '../ui.js';
-import { recentKeys } from './Keys.js';
+import { recentKeys, secretKeyNote } from './Keys.js';
 
 const client = new WaitlistClient({ server: location.origin });
 const TYPES = ['text', 'number', 'select', 'checkbox'] as const;
@@ -291,6 +291,11 @@ export function SignupTab({ project }: { project: Project }) {
       </div>
       <section class="card stack" aria-labelledby="embed-title">
         <h2 id="embed-title">Put it on your site</h2>
+        {secretKeyNote(project.projectId) ? (
+          <p class="card warn" role="note">
+            {secretKeyNote(project.projectId)}
+          </p>
+        ) : null}
         <CopyField
           label="Widget (one script tag)"
           value={`<script src="${origin}/widget.js" data-slug="${project.slug}" data-key="${key}" async></script>`}
