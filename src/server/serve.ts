@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
+import { useServerSecret } from '../core/server-keys.js';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
@@ -22,6 +23,8 @@ export interface ServeConfig extends ServerOptions, DbConfig {
   retrySchedule?: number[];
   /** Shutdown: how long idle keep-alive connections stay open (default IDLE_GRACE_MS; env WAITLIST_SHUTDOWN_GRACE). */
   idleGraceMs?: number;
+  /** The operator's secret mixed into the server keys (env WAITLIST_SECRET; src/core/server-keys.ts). */
+  serverSecret?: string;
 }
 
 /**
@@ -53,6 +56,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   let store: Store;
   try {
     store = await openDatabase(config);
+    if (config.serverSecret) useServerSecret(store, config.serverSecret);
     await store.checkWritable();
   } catch (err) {
     lock?.release();

@@ -83,6 +83,20 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
   return out;
 }
 
+/** The shortest WAITLIST_SECRET accepted (a random 24-byte base64 string is 32 characters). */
+const MIN_SERVER_SECRET = 32;
+/** WAITLIST_SECRET (environment only: a flag's value shows in `ps`); src/core/server-keys.ts mixes it in. */
+function serverSecretEnv(): { serverSecret?: string } {
+  const secret = process.env.WAITLIST_SECRET;
+  if (!secret) return {};
+  if (secret.length < MIN_SERVER_SECRET)
+    throw new CliError(
+      `WAITLIST_SECRET must be at least ${MIN_SERVER_SECRET} characters (try: openssl rand -base64 32), not ${secret.length}`,
+      EXIT.usage,
+    );
+  return { serverSecret: secret };
+}
+
 /** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
 function secondsArg(name: string, min: number, max: number) {
   return (v: string) => {
@@ -217,6 +231,7 @@ Examples:
         ? { idleGraceMs: secondsArg('WAITLIST_SHUTDOWN_GRACE', 0, 60)(process.env.WAITLIST_SHUTDOWN_GRACE) }
         : {}),
       ...eventOptions(opts),
+      ...serverSecretEnv(),
       allowedHosts: await allowedHostsArg(opts.allowedHosts),
     });
   });
