@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
-import { type Client, cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
 declare const document: any;
@@ -79,5 +79,72 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     await widget().waitFor();
     expect(await widget().inputValue()).toContain(`data-key="${publishable}"`);
     expect(await page.content()).not.toContain(secret2);
+  });
+
+  it('invites exactly the previewed people and shows their codes once, with copy', async () => {
+    const emails: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      emails.push(uniqueEmail(`inv${i}`));
+      expect((await postJoin(srv.url, p.slug, p.key, { email: emails[i] })).status).toBe(201);
+    }
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/queue`);
+    await expect.poll(() => page.locator('table.queue tbody tr').count()).toBe(4);
+    await page.getByLabel('How many (1–10,000)').fill('2');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('ol.preview li').count()).toBe(2);
+    // Meanwhile someone else invites the next waiting entry (the first previewed one).
+    const elsewhere = await admin.post(`/api/project/${p.projectId}/invites`, { count: 1 });
+    expect(elsewhere.body.data.invited.map((e: { email: string }) => e.email)).toEqual([emails[0]]);
+    const sent: unknown[] = [];
+    page.on('request', (r) => r.url().endsWith('/invites') && r.method() === 'POST' && sent.push(r.postDataJSON()));
+    await page.getByRole('button', { name: 'Invite 2' }).click();
+    const codes = page.locator('table.invite-codes tbody tr');
+    await expect.poll(() => codes.count()).toBe(2);
+    // The previewed ids were sent, not "the next 2": the third person (never previewed) is still waiting.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ entryIds: expect.any(Array) });
+    expect((sent[0] as { count?: number }).count).toBeUndefined();
+    const invited = await admin.get(`/api/project/${p.projectId}/waitlist?status=invited`);
+    expect(invited.body.data.items.map((e: { email: string }) => e.email).sort()).toEqual([emails[0], emails[1]].sort());
+    // Each shown code works (checked with the project's secret-key route).
+    const texts = await codes.allTextContents();
+    expect(texts.join('\n')).toContain(emails[1]);
+    const csv = await page.getByRole('textbox', { name: 'Invite codes (CSV)' }).inputValue();
+    const rows = csv.split('\n');
+    expect(rows[0]).toBe('email,inviteCode,expiresAt');
+    expect(rows).toHaveLength(3);
+    const secretKey = (await admin.post(`/api/project/${p.projectId}/apikey`, { name: 'srv', kind: 'secret' })).body.data.key;
+    for (const row of rows.slice(1)) {
+      const [who, code] = row.split(',');
+      const check = await fetch(`${srv.url}/v1/waitlist/${p.slug}/invites/${code}`, { headers: { authorization: `Bearer ${secretKey}` } });
+      expect(check.status).toBe(200);
+      expect((await check.json()).data.email).toBe(who);
+    }
+    expect(await page.getByText('this is the only time they are shown').count()).toBe(1);
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await expect.poll(() => codes.count()).toBe(0);
+    expect(await page.content()).not.toContain(rows[1]!.split(',')[1]);
+  });
+
+  it('Save launch settings sends only the fields changed on the form', async () => {
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/queue`);
+    await page.getByLabel('Invite codes valid for (days, 1–365)').waitFor();
+    // Changed elsewhere after the page loaded: a field of this form and fields of other tabs.
+    const other = await admin.put(`/api/project/${p.projectId}/settings`, {
+      pageTitle: 'Changed elsewhere',
+      captcha: 'off',
+      inviteTtlDays: 30,
+    });
+    expect(other.status).toBe(200);
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (r) => r.url().endsWith('/settings') && r.method() === 'PUT' && bodies.push(r.postDataJSON()));
+    await page.getByRole('button', { name: 'Save launch settings' }).click();
+    await page.getByText('Nothing changed: nothing to save.').waitFor();
+    await page.getByLabel('Places a referral moves the referrer up (0–1000)').fill('9');
+    await page.getByRole('button', { name: 'Save launch settings' }).click();
+    await page.getByText('Launch settings saved.').waitFor();
+    expect(bodies).toEqual([{ referralBoost: 9 }]);
+    const after = (await admin.get(`/api/project/${p.projectId}/settings`)).body.data;
+    expect(after).toMatchObject({ referralBoost: 9, pageTitle: 'Changed elsewhere', captcha: 'off', inviteTtlDays: 30 });
   });
 });

@@ -6,7 +6,7 @@ import type { EntryStatusName, InvitedEntry, InvitePreview, LeaderboardEntry } f
 import type { ProjectSettings } from '../../../src/contract/schemas.js';
 import { WaitlistClient } from '../../../src/client/index.js';
 import type { Entry, Page, Project } from '../api.js';
-import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Pager, Table } from '../ui.js';
+import { attempt, CopyField, ErrorMsg, fmtDate, Loaded, Notice, Pager, Table } from '../ui.js';
 
 const client = new WaitlistClient({ server: location.origin });
 const STATUSES: EntryStatusName[] = ['waiting', 'pending', 'invited', 'accepted'];
@@ -76,29 +76,39 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
   const [invited, setInvited] = useState<InvitedEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const run = (dryRun: boolean) =>
+  const doPreview = () =>
     attempt(
       setError,
       async () => {
-        const r = await client.inviteEntries(pid, { count, dryRun });
-        if ('dryRun' in r) setPreview(r.invited);
-        else {
-          setInvited(r.invited);
-          setPreview(null);
-          onInvited();
-        }
+        const r = await client.inviteEntries(pid, { count, dryRun: true });
+        setPreview(r.invited);
       },
       setBusy,
     );
+  // The confirm invites exactly the people previewed (by id), never "the next N" again: someone invited
+  // elsewhere in between would otherwise shift the batch onto people nobody saw.
+  const confirm = (ids: string[]) =>
+    attempt(
+      setError,
+      async () => {
+        const r = await client.inviteEntries(pid, { entryIds: ids });
+        if (!('dryRun' in r)) setInvited(r.invited);
+        setPreview(null);
+        onInvited();
+      },
+      setBusy,
+    );
+  const csv = invited ? ['email,inviteCode,expiresAt', ...invited.map((i) => `${i.email},${i.inviteCode},${i.expiresAt}`)].join('\n') : '';
   return (
     <div class="card">
       <h3>Invite the next people</h3>
-      <form class="row wrap" onSubmit={(e) => (e.preventDefault(), void run(true))}>
+      <form class="row wrap" onSubmit={(e) => (e.preventDefault(), void doPreview())}>
         <div class="field">
           <label for="invite-count">How many (1–10,000)</label>
           <input
             id="invite-count"
             type="number"
+            required
             min={1}
             max={10000}
             value={count}
@@ -122,13 +132,56 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
           </ol>
           {preview.length > 50 ? <p class="muted">…and {preview.length - 50} more.</p> : null}
           {preview.length ? (
-            <button type="button" disabled={busy} onClick={() => void run(false)}>
+            <button type="button" disabled={busy} onClick={() => void confirm(preview.map((e) => e.entryId))}>
               Invite {preview.length}
             </button>
           ) : null}
         </>
       ) : null}
-      <Notice text={invited ? `Invited ${invited.length}. Codes are shown only now (CLI: waitlist entry invite --json).` : ''} />
+      <Notice text={invited ? `Invited ${invited.length}: copy their codes below.` : ''} />
+      {invited ? (
+        <section class="card warn" aria-labelledby="invite-codes-title">
+          <h3 id="invite-codes-title">Invited {invited.length}: their invite codes</h3>
+          <p>
+            <strong>Copy the codes now: this is the only time they are shown.</strong> The server keeps only a hash of each code. With SMTP
+            configured, each person also gets an invite email; without it, send them their code yourself.
+          </p>
+          {invited.length ? (
+            <>
+              <div class="table-wrap">
+                <table class="invite-codes">
+                  <caption class="sr-only">Invite codes</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Email</th>
+                      <th scope="col">Invite code</th>
+                      <th scope="col">Expires</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {invited.slice(0, 100).map((i) => (
+                      <tr key={i.entryId}>
+                        <td data-label="Email" class="email">
+                          {i.email}
+                        </td>
+                        <td data-label="Invite code">
+                          <code>{i.inviteCode}</code>
+                        </td>
+                        <td data-label="Expires">{fmtDate(i.expiresAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {invited.length > 100 ? <p class="muted">…and {invited.length - 100} more: all of them are in the CSV below.</p> : null}
+              <CopyField label="Invite codes (CSV)" value={csv} multiline />
+            </>
+          ) : null}
+          <button type="button" onClick={() => setInvited(null)}>
+            I have saved them
+          </button>
+        </section>
+      ) : null}
     </div>
   );
 }
@@ -161,22 +214,53 @@ type LcFields = Pick<
   'doubleOptIn' | 'referralBoost' | 'referralUrl' | 'publicLeaderboard' | 'inviteTtlDays' | 'inviteUrl' | 'pendingPurgeDays'
 >;
 
+const LC_KEYS = [
+  'doubleOptIn',
+  'referralBoost',
+  'referralUrl',
+  'publicLeaderboard',
+  'inviteTtlDays',
+  'inviteUrl',
+  'pendingPurgeDays',
+] as const;
+
+/** Only this form's fields, from the full settings (the rest are other tabs' business). */
+const lcOf = (all: ProjectSettings): LcFields => Object.fromEntries(LC_KEYS.map((k) => [k, all[k]])) as LcFields;
+
 function LifecycleSettings({ pid }: { pid: string }) {
   const [s, setS] = useState<LcFields | null>(null);
+  // The values as last loaded or saved: Save sends only the fields changed since (PUT changes only the
+  // fields given), so it never reverts what was changed elsewhere meanwhile.
+  const [base, setBase] = useState<LcFields | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
-  useEffect(() => void client.getSettings(pid).then(setS, setError), [pid]);
-  if (!s) return <ErrorMsg error={error} />;
+  useEffect(
+    () =>
+      void client.getSettings(pid).then((all) => {
+        setS(lcOf(all));
+        setBase(lcOf(all));
+      }, setError),
+    [pid],
+  );
+  if (!s || !base) return <ErrorMsg error={error} />;
   const save = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setNotice('');
+    const wanted: LcFields = {
+      ...s,
+      referralUrl: s.referralUrl?.trim() ? s.referralUrl.trim() : null,
+      inviteUrl: s.inviteUrl?.trim() ? s.inviteUrl.trim() : null,
+    };
+    const changed = Object.fromEntries(LC_KEYS.filter((k) => wanted[k] !== base[k]).map((k) => [k, wanted[k]])) as Partial<LcFields>;
+    if (Object.keys(changed).length === 0) {
+      setNotice('Nothing changed: nothing to save.');
+      return;
+    }
     try {
-      const next = await client.updateSettings(pid, {
-        ...s,
-        referralUrl: s.referralUrl?.trim() ? s.referralUrl.trim() : null,
-        inviteUrl: s.inviteUrl?.trim() ? s.inviteUrl.trim() : null,
-      });
+      const next = lcOf(await client.updateSettings(pid, changed));
       setS(next);
+      setBase(next);
       setNotice('Launch settings saved.');
     } catch (err) {
       setError(err);
