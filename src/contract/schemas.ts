@@ -43,6 +43,17 @@ export function jsonDepth(value: unknown, cap = Infinity): number {
   return max + 1;
 }
 
+/** The dotted path (under `at`) of the first number in a JSON value that is not finite (`1e400` parses as Infinity), or null. */
+function nonFinitePath(value: unknown, at: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : at;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, child] of Object.entries(value as Record<string, unknown>)) {
+    const p = nonFinitePath(child, `${at}.${k}`);
+    if (p) return p;
+  }
+  return null;
+}
+
 const encoder = new TextEncoder();
 /** UTF-8 size of a string (works in Node and in the browser bundle, which shares these schemas' types). */
 const utf8Bytes = (s: string) => encoder.encode(s).length;
@@ -67,6 +78,9 @@ export const metadataSchema = z
     if (utf8Bytes(JSON.stringify(value)) > LIMITS.metadataBytes) {
       ctx.addIssue({ code: 'custom', message: `Metadata must be at most ${LIMITS.metadataBytes} bytes serialised` });
     }
+    // JSON.stringify would store such a number as null: refuse it instead of changing the value.
+    const inf = nonFinitePath(value, 'metadata');
+    if (inf) ctx.addIssue({ code: 'custom', message: `${inf} is a number too large to store (like 1e400)` });
   });
 
 const optionalName = (max: number) => z.string().trim().max(max, `Name must be at most ${max} characters`);

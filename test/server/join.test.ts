@@ -386,6 +386,21 @@ describe('join: body validation names the field', () => {
     expect(issuePaths(await join(A.slug, A.key, body))).toEqual(['metadata']);
   });
 
+  it('a metadata number too large for a double (1e400 parses as Infinity) → 400 naming it, not stored as null', async () => {
+    const body = `{"email":"inf@example.com","metadata":{"n":1,"deep":{"list":[2,-1e400]}}}`;
+    const r = await join(A.slug, A.key, body);
+    expect(issuePaths(r)).toEqual(['metadata']);
+    expect(r.body.error.issues[0].message).toBe('metadata.deep.list.1 is a number too large to store (like 1e400)');
+    fails(
+      await owner.put(
+        `/api/project/${A.projectId}/waitlist/${ok(await join(A.slug, A.key, { email: email() }), 201).entryId}`,
+        '{"metadata":{"n":1e400}}',
+      ),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('several bad fields → one issue each', async () => {
     const paths = issuePaths(await join(A.slug, A.key, { email: 'bad', name: 'n'.repeat(201), extra: true }));
     expect(paths.sort()).toEqual(['email', 'extra', 'name']);
