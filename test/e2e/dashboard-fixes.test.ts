@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
-import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
 declare const document: any;
@@ -146,5 +146,53 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     expect(bodies).toEqual([{ referralBoost: 9 }]);
     const after = (await admin.get(`/api/project/${p.projectId}/settings`)).body.data;
     expect(after).toMatchObject({ referralBoost: 9, pageTitle: 'Changed elsewhere', captcha: 'off', inviteTtlDays: 30 });
+  });
+
+  it('a dead session sends every tab back to Log in, logs out locally, and leaves no stale error', async () => {
+    // Ends every session of the user, from another client (as "log out everywhere" or an expiry would).
+    const killSessions = async () => {
+      const other = new Client(srv.url);
+      expect((await other.post('/api/auth/login', { email, password })).status).toBe(200);
+      expect((await other.post('/api/auth/logout-all')).status).toBe(200);
+    };
+    const loginHeading = page.getByRole('heading', { name: 'Log in', level: 1 });
+    const logIn = async () => {
+      await loginHeading.waitFor();
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+      expect(await page.locator('.error').count()).toBe(0);
+    };
+    const cases: [string, string, () => Promise<void>][] = [
+      ['queue', 'Preview', () => page.getByRole('button', { name: 'Preview' }).click()],
+      ['signup', 'Save', () => page.getByRole('button', { name: 'Save', exact: true }).click()],
+      [
+        'webhooks',
+        'Add webhook',
+        async () => {
+          await page.getByLabel('Endpoint URL').fill('https://example.com/hook');
+          await page.getByRole('button', { name: 'Add webhook' }).click();
+        },
+      ],
+      ['emails', 'Preview', () => page.getByRole('button', { name: 'Preview' }).click()],
+    ];
+    for (const [path, button, act] of cases) {
+      await page.goto(`${srv.url}/#/projects/${p.projectId}/${path}`);
+      await page.getByRole('button', { name: button, exact: true }).first().waitFor();
+      await killSessions();
+      await act();
+      await loginHeading.waitFor();
+      expect(await page.getByText('Log in first').count(), path).toBe(0);
+      await logIn();
+    }
+
+    // Log out with a dead session: logged out here too, with no error, and none after logging in again.
+    await killSessions();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await loginHeading.waitFor();
+    expect(await page.locator('header').textContent()).not.toContain(email);
+    expect(await page.locator('.error').count()).toBe(0);
+    await logIn();
   });
 });

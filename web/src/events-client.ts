@@ -1,6 +1,5 @@
-// The typed management client (src/client) for the dashboard's events pages, on this origin (the
-// session cookie goes along by itself).
-import { WaitlistClient } from '../../src/client/index.js';
+// The dashboard's events pages (Webhooks, Email) use the one shared client of api.ts: same origin and
+// session cookie, and a 401 sends the user back to the login page like every other tab.
+import { api } from './api.js';
 
-let client: WaitlistClient | undefined;
-export const eventsClient = () => (client ??= new WaitlistClient({ server: location.origin, userAgent: 'waitlist-dashboard' }));
+export const eventsClient = () => api;

@@ -1,7 +1,7 @@
 // The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
 import { type JSX, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, setUnauthorizedHandler, type User } from './api.js';
+import { ApiError, api, setUnauthorizedHandler, type User } from './api.js';
 import { AuthPage } from './pages/Auth.js';
 import { ProjectPage } from './pages/Project.js';
 import { ProjectsPage } from './pages/Projects.js';
@@ -16,7 +16,9 @@ function App() {
   const route = useHashRoute();
 
   useEffect(() => {
-    setUnauthorizedHandler(() => setUser(null));
+    // Any 401 from any tab (every page uses the one client of api.ts): back to the login page, with no
+    // error left over from the dead session.
+    setUnauthorizedHandler(() => (setError(null), setUser(null)));
     // /auth/status first (public, always 200): a signed-out visit asks nothing that answers 401, which
     // the browser would log as a console error.
     const signedOut = (status: { hasUsers: boolean } | null) => {
@@ -36,14 +38,20 @@ function App() {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [pageKey, user?.userId]);
 
+  // Errors belong to the page they came from: a new page starts without the last one's.
+  useEffect(() => setError(null), [pageKey]);
+
   const logout = async () => {
+    setError(null);
     try {
       await api.logout();
-      setUser(null);
-      go('/login');
     } catch (e) {
-      setError(e);
+      // A session that already ended on the server (expired, logged out elsewhere) is logged out here
+      // too; anything else (the server unreachable) is shown, and the user stays signed in.
+      if (!(e instanceof ApiError && e.status === 401)) return setError(e);
     }
+    setUser(null);
+    go('/login');
   };
 
   if (user === undefined) return <p class="loading">Loading…</p>;
@@ -51,7 +59,13 @@ function App() {
   let page: JSX.Element;
   if (!user) {
     const mode = route[0] === 'signup' || (firstAccount && route[0] !== 'login') ? 'signup' : 'login';
-    page = <AuthPage mode={mode} first={firstAccount} onSignedIn={(u) => (setFirstAccount(false), setUser(u), go('/projects'))} />;
+    page = (
+      <AuthPage
+        mode={mode}
+        first={firstAccount}
+        onSignedIn={(u) => (setFirstAccount(false), setError(null), setUser(u), go('/projects'))}
+      />
+    );
   } else if (route[0] === 'projects' && route[1]) {
     page = <ProjectPage projectId={route[1]} tab={route[2] ?? 'entries'} />;
   } else {

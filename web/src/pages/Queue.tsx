@@ -4,11 +4,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { EntryStatusName, InvitedEntry, InvitePreview, LeaderboardEntry } from '../../../src/contract/lifecycle.js';
 import type { ProjectSettings } from '../../../src/contract/schemas.js';
-import { WaitlistClient } from '../../../src/client/index.js';
-import type { Entry, Page, Project } from '../api.js';
+import { api, type Entry, type Page, type Project } from '../api.js';
 import { attempt, CopyField, ErrorMsg, fmtDate, Loaded, Notice, Pager, Table } from '../ui.js';
 
-const client = new WaitlistClient({ server: location.origin });
+// The shared client (api.ts): a 401 sends the user back to the login page.
+const client = api;
 const STATUSES: EntryStatusName[] = ['waiting', 'pending', 'invited', 'accepted'];
 
 export function QueueTab({ project }: { project: Project }) {
@@ -81,7 +81,7 @@ function InviteNext({ pid, onInvited }: { pid: string; onInvited: () => void }) 
       setError,
       async () => {
         const r = await client.inviteEntries(pid, { count, dryRun: true });
-        setPreview(r.invited);
+        if ('dryRun' in r) setPreview(r.invited);
       },
       setBusy,
     );

@@ -2,13 +2,14 @@
 // the captcha, copy-paste snippets (widget, plain form, hosted page link) and an import dialog. API calls
 // go through src/client (WaitlistClient) on the dashboard's own origin and session cookie.
 import { useEffect, useState } from 'preact/hooks';
-import { WaitlistClient, type ImportResult } from '../../../src/client/index.js';
+import type { ImportResult } from '../../../src/client/index.js';
 import type { FieldDefinition, SurfaceSettings } from '../../../src/contract/settings-surface.js';
-import type { Project } from '../api.js';
+import { api, type Project } from '../api.js';
 import { CopyField, ErrorMsg, Notice } from '../ui.js';
 import { recentKeys, secretKeyNote } from './Keys.js';
 
-const client = new WaitlistClient({ server: location.origin });
+// The shared client (api.ts): a 401 sends the user back to the login page.
+const client = api;
 const TYPES = ['text', 'number', 'select', 'checkbox'] as const;
 
 type Draft = Pick<SurfaceSettings, 'hostedPage' | 'pageTitle' | 'pageDescription' | 'redirectUrl' | 'captcha' | 'captchaDifficulty'> & {
