@@ -7,6 +7,8 @@
 import type { ClaimedDelivery, DeliveryOutcome } from '../db/outbox.js';
 import type { Store } from '../db/store.js';
 import { fanOutPlan } from './fanout.js';
+import { idFloor } from './ids.js';
+import { featureSettings } from './settings.js';
 import type { Mailer } from './mailer.js';
 import type { EmailTemplate, EmailVars } from './outbox.js';
 import { effectiveTemplates, renderEmail } from './templates.js';
@@ -161,7 +163,12 @@ export class Dispatcher {
     if (!project) return { ok: false, statusCode: null, error: 'project no longer exists', final: true };
     const vars: EmailVars = { ...(JSON.parse(d.data) as EmailVars), projectName: project.name, dashboardUrl: `${this.opts.publicUrl}/` };
     if (d.type === 'digest') {
-      const { count, rows } = await this.store.events.signupsBetween(d.projectId, Number(vars.from), Number(vars.to), 100);
+      // A confirmed entry joined at most pendingPurgeDays before (+ a day: the purge runs hourly); an id's
+      // time may be a millisecond off its createdAt (a second of slack each side).
+      const [from, to] = [Number(vars.from), Number(vars.to)];
+      const lookback = (featureSettings(project).pendingPurgeDays + 1) * 86_400_000;
+      const ids = { from: idFloor('ent', from - lookback - 1000), to: idFloor('ent', to + 1000) };
+      const { count, rows } = await this.store.events.signupsBetween(d.projectId, from, to, 100, ids);
       if (count === 0) return { ok: true, statusCode: null, error: null }; // nothing to report
       vars.count = count;
       vars.signups =

@@ -16,6 +16,8 @@ interface EntryData {
 
 /** Whether the event is a sign-up that counts for notices (a confirmed or non-pending new entry). */
 function isSignup(e: EventRow, data: EntryData): boolean {
+  // No email: the entry left before its event was fanned out (erasure keeps only its id): no notice.
+  if (!data.email) return false;
   return (e.type === 'entry.created' && data.status !== 'pending') || e.type === 'entry.confirmed';
 }
 

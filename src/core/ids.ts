@@ -22,6 +22,12 @@ const SEQ_SPAN = 32 ** 6;
  * rows of the same millisecond keep the file's order; the other 10 (50 bits) stay random. Times before
  * 1970 count as 1970.
  */
+/**
+ * The smallest id of its kind whose time part is `at` (every id made at `at` or later sorts at or above
+ * it): turns a time range into a range of the id indexes.
+ */
+export const idFloor = (prefix: IdPrefix, at: number) => `${prefix}_${encodeTime(Math.min(Math.max(0, Math.floor(at)), TIME_MAX), 10)}`;
+
 export function idAt(prefix: IdPrefix, at: number, seq: number): string {
   const t = Math.min(Math.max(0, Math.floor(at)), TIME_MAX);
   let random = '';

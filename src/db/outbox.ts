@@ -168,12 +168,18 @@ export interface EventStore {
   claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number): Promise<ClaimedDelivery | undefined>;
   /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */
   finish(id: string, lease: number, outcome: DeliveryOutcome, now: number): Promise<boolean>;
-  /** Live entries of a project created in [from, to): their number and the first `limit` (hourly digest). */
+  /**
+   * The hourly digest's sign-ups: live entries of a project that became sign-ups in [from, to) (joined
+   * then, or confirmed then after a double opt-in; never pending, never imported), their number and the
+   * first `limit`. `ids`: the range of entry ids to look through (ids sort by their join time: from the
+   * earliest a confirmed entry may have joined, its pending time before `from`, to the hour's end).
+   */
   signupsBetween(
     projectId: string,
     from: number,
     to: number,
     limit: number,
+    ids: { from: string; to: string },
   ): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
   /** Removes pending email rows (no SMTP: nothing piles up); returns how many. */
   dropPendingEmails(): Promise<number>;

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/core/dispatcher.js';
 import { joinWaitlist } from '../../src/core/entries.js';
 import { fanOutPlan } from '../../src/core/fanout.js';
+import { idFloor } from '../../src/core/ids.js';
 import { Mailer } from '../../src/core/mailer.js';
 import { newEmail } from '../../src/core/outbox.js';
 import type { Store } from '../../src/db/index.js';
 import { adapterFor } from '../store/adapters.js';
-import { key, project, user } from '../store/conformance.js';
+import { entry, key, project, user } from '../store/conformance.js';
 import { startMailReceiver, type MailReceiver } from '../helpers/receivers.js';
 import { DIALECT } from '../helpers/server.js';
 
@@ -83,4 +84,36 @@ it(`gives up an email at once when the server has no SMTP (${DIALECT})`, async (
   });
   const log = await store.events.listEmails(projectId, { offset: 0, limit: 10 });
   expect(log.rows.find((r) => r.recipient === 'nosmtp@example.com')).toMatchObject({ status: 'failed', data: null });
+});
+
+it(`a digest counts joins and confirmations of its hour, never pending or imported entries (${DIALECT})`, async () => {
+  const pid = 'prj_digest2';
+  const row = project('usr_d1', {
+    id: pid,
+    name: 'Digest Two',
+    slug: 'digest-two',
+    settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['boss@example.com'], doubleOptIn: true }),
+  });
+  await store.insertProject(row);
+  await store.insertKey(key(pid, { id: 'key_d2', lookup: 'lk_d2' }));
+  const ctx = { projectId: pid, keyId: 'key_d2', ip: null, country: null, userAgent: null, project: row };
+  const now = Date.now();
+  const confirmed = await joinWaitlist(store, ctx, { email: 'confirmed@example.com' });
+  await joinWaitlist(store, ctx, { email: 'still-pending@example.com' });
+  expect(await store.lifecycle.confirm(pid, confirmed.id, now, 0)).toBeTruthy();
+  // Imported in this hour (no status token), and a pending entry that joined a day ago confirmed now.
+  await store.importEntries([entry(pid, { email: 'imported@example.com', createdAt: now, updatedAt: now })]);
+  const old = entry(pid, { email: 'old@example.com', createdAt: now - 86_400_000, updatedAt: now - 86_400_000, status: 'pending' });
+  old.id = idFloor('ent', now - 86_400_000) + 'X'.repeat(16);
+  old.statusTokenHash = 'h-old';
+  await store.importEntries([old]);
+  expect(await store.lifecycle.confirm(pid, old.id, now, 0)).toBeTruthy();
+  const hour = Math.floor(now / 3_600_000) * 3_600_000;
+  const ids = { from: idFloor('ent', hour - 8 * 86_400_000), to: idFloor('ent', hour + 3_600_000 + 1000) };
+  const r = await store.events.signupsBetween(pid, hour, hour + 3_600_000, 100, ids);
+  expect(r.rows.map((x) => x.email).sort()).toEqual(['confirmed@example.com', 'old@example.com']);
+  expect(r.count).toBe(2);
+  // The id range bounds the look-back: an entry that joined before it is not read.
+  const narrow = { from: idFloor('ent', hour - 3_600_000), to: ids.to };
+  expect((await store.events.signupsBetween(pid, hour, hour + 3_600_000, 100, narrow)).count).toBe(1);
 });

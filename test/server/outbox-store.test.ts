@@ -286,4 +286,33 @@ describe(`outbox on ${DIALECT}`, () => {
     const emails = await store.events.listEmails(projectId, { offset: 0, limit: 10 });
     expect(emails.rows[0]).toMatchObject({ status: 'delivered', data: null });
   });
+
+  it("erasure reduces the entry's own events to its id, leaves those of entries it referred whole, and drops notices about it", async () => {
+    const x = await joinWaitlist(store, ctx, { email: 'leaver@x.io', name: 'Lea' });
+    const y = await joinWaitlist(store, ctx, { email: 'referred@x.io', ref: x.referralCode! });
+    expect(y.referredBy).toBe(x.id);
+    await store.events.append({ emails: [newEmail(projectId, 'notice', 'boss@x.io', { email: 'leaver@x.io', name: 'Lea' })] });
+    await store.events.append({ emails: [newEmail(projectId, 'notice', 'boss@x.io', { email: 'referred@x.io', name: null })] });
+    expect(await store.lifecycle.erase(projectId, x.id, 0)).toBe(true);
+    // The pending deliveries of the two joins' entry.created, with their payloads as they will be sent.
+    await store.events.fanOut(100, plan);
+    const payloads = new Map<string, { data: Record<string, unknown> }>();
+    for (const d of (await store.events.listDeliveries('wh_o1', { offset: 0, limit: 1000 })).rows) {
+      const claimed = await store.events.claimOne('wh_o1', d.id, Date.now(), 60_000);
+      const p = JSON.parse(claimed!.payload!) as { type: string; data: Record<string, unknown> };
+      if (p.type === 'entry.created' && (p.data.entryId === x.id || p.data.email === 'referred@x.io' || p.data.entryId === y.id)) {
+        payloads.set(String(p.data.email ?? p.data.entryId), p);
+      }
+    }
+    expect(payloads.get(x.id)!.data).toEqual({ entryId: x.id });
+    expect(payloads.get('referred@x.io')!.data).toMatchObject({ entryId: y.id, email: 'referred@x.io', referredBy: x.id });
+    const notices = (await store.events.listEmails(projectId, { offset: 0, limit: 100 })).rows.filter((r) => r.type === 'notice');
+    expect(notices.map((n) => [n.recipient, n.status, n.data === null])).toEqual(
+      expect.arrayContaining([
+        [null, 'failed', true],
+        ['boss@x.io', 'pending', false],
+      ]),
+    );
+    expect(notices.find((n) => n.data?.includes('leaver@x.io'))).toBeUndefined();
+  });
 });

@@ -449,13 +449,15 @@ export class PgLifecycle implements LifecycleStore {
       if (!r) return false;
       await tx.delete(s.entries).where(eq(s.entries.id, entryId));
       if (counts(r)) await creditIn(tx, projectId, r.referredBy, -1);
-      // Erasure reaches the outbox too: earlier events keep only the entry's id; emails to it are dropped.
+      // Erasure reaches the outbox too: the entry's own earlier events keep only its id (not those of
+      // entries it referred, which name it in referredBy); emails to it or about it (a sign-up notice
+      // carries its address and name) are dropped.
       await tx.execute(sql`UPDATE events SET payload = json_build_object('type', type, 'timestamp', payload::json->>'timestamp',
           'projectId', project_id, 'data', json_build_object('entryId', ${r.id}::text))::text
-        WHERE project_id = ${projectId} AND strpos(payload, ${`"${r.id}"`}) > 0`);
+        WHERE project_id = ${projectId} AND strpos(payload, ${`"${r.id}"`}) > 0 AND payload::json->'data'->>'entryId' = ${r.id}`);
       await tx.execute(sql`UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
           status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
-        WHERE project_id = ${projectId} AND kind = 'email' AND recipient = ${r.email}`);
+        WHERE project_id = ${projectId} AND kind = 'email' AND (recipient = ${r.email} OR strpos(data, ${JSON.stringify(r.email)}) > 0)`);
       wrote = await this.out(tx, outbox, r);
       return true;
     });

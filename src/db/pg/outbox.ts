@@ -315,12 +315,16 @@ export class PgEventStore implements EventStore {
     return r.rowCount === 1;
   }
 
-  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
-    const where = sql`project_id = ${projectId} AND created_at >= ${from} AND created_at < ${to} AND deleted_at IS NULL`;
+  async signupsBetween(projectId: string, from: number, to: number, limit: number, ids: { from: string; to: string }) {
+    // As SQLite's: the ids' time part bounds the index scan; never pending, never imported (no status token).
+    const at = sql`coalesce(confirmed_at, created_at)`;
+    const where = sql`project_id = ${projectId} AND deleted_at IS NULL
+      AND id >= ${ids.from} AND id < ${ids.to}
+      AND status <> 'pending' AND status_token_hash IS NOT NULL AND ${at} >= ${from} AND ${at} < ${to}`;
     const [c, r] = await Promise.all([
       this.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM entries WHERE ${where}`),
       this.db.execute<{ email: string; name: string | null }>(
-        sql`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ${limit}`,
+        sql`SELECT email, name FROM entries WHERE ${where} ORDER BY ${at} LIMIT ${limit}`,
       ),
     ]);
     return { count: Number(c.rows[0]?.n ?? 0), rows: r.rows };

@@ -372,20 +372,22 @@ export class SqliteLifecycle implements LifecycleStore {
   }
 
   /**
-   * Erasure reaches the outbox too: earlier events of the entry keep only its id, and emails to it are
-   * dropped (pending ones are not sent). Runs inside erase's transaction, with secure_delete on.
+   * Erasure reaches the outbox too: the entry's own earlier events keep only its id (not those of
+   * entries it referred, which name it in `referredBy`), and emails to it or about it (a sign-up notice
+   * to the operator carries its address and name) are dropped: pending ones are not sent. Runs inside
+   * erase's transaction, with secure_delete on.
    */
   private scrubOutbox(projectId: string, r: EntryRow) {
     this.stmt(
       `UPDATE events SET payload = json_object('type', type, 'timestamp', json_extract(payload, '$.timestamp'),
          'projectId', project_id, 'data', json_object('entryId', @id))
-       WHERE project_id = @projectId AND instr(payload, @quoted) > 0`,
+       WHERE project_id = @projectId AND instr(payload, @quoted) > 0 AND json_extract(payload, '$.data.entryId') = @id`,
     ).run({ id: r.id, projectId, quoted: `"${r.id}"` });
     this.stmt(
       `UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
          status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
-       WHERE project_id = ? AND kind = 'email' AND recipient = ?`,
-    ).run(projectId, r.email);
+       WHERE project_id = @projectId AND kind = 'email' AND (recipient = @email OR instr(data, @quoted) > 0)`,
+    ).run({ projectId, email: r.email, quoted: JSON.stringify(r.email) });
   }
 
   async invite(projectId: string, { sel, codeHash, now, expiresAt, dryRun = false, outbox }: InviteBatch) {

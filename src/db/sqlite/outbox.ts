@@ -361,15 +361,18 @@ export class SqliteEventStore implements EventStore {
     return r.changes === 1;
   }
 
-  async signupsBetween(projectId: string, from: number, to: number, limit: number) {
-    const where = `project_id = ? AND created_at >= ? AND created_at < ? AND deleted_at IS NULL`;
-    const n = (this.stmt(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(projectId, from, to) as { n: number }).n;
-    const rows = this.stmt(`SELECT email, name FROM entries WHERE ${where} ORDER BY created_at LIMIT ?`).all(
-      projectId,
-      from,
-      to,
+  async signupsBetween(projectId: string, from: number, to: number, limit: number, ids: { from: string; to: string }) {
+    // The id range bounds the scan of the (project_id, id) index. Imported rows have no status token;
+    // pending ones are no sign-up yet.
+    const where = `project_id = @projectId AND deleted_at IS NULL AND id >= @lo AND id < @hi
+      AND status <> 'pending' AND status_token_hash IS NOT NULL
+      AND coalesce(confirmed_at, created_at) >= @from AND coalesce(confirmed_at, created_at) < @to`;
+    const args = { projectId, from, to, lo: ids.from, hi: ids.to };
+    const n = (this.stmt(`SELECT count(*) AS n FROM entries WHERE ${where}`).get(args) as { n: number }).n;
+    const rows = this.stmt(`SELECT email, name FROM entries WHERE ${where} ORDER BY coalesce(confirmed_at, created_at) LIMIT @limit`).all({
+      ...args,
       limit,
-    ) as { email: string; name: string | null }[];
+    }) as { email: string; name: string | null }[];
     return { count: n, rows };
   }
 
