@@ -9,6 +9,7 @@ import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqu
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
 declare const document: any;
+declare const getComputedStyle: any;
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
   let srv: TestServer;
@@ -194,5 +195,51 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     expect(await page.locator('header').textContent()).not.toContain(email);
     expect(await page.locator('.error').count()).toBe(0);
     await logIn();
+  });
+
+  it('previews an HTML email with its inline styles and <style> block, with no CSP errors', async () => {
+    problems.length = 0;
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/emails`);
+    await page.getByRole('heading', { name: 'Email', exact: true }).waitFor();
+    await page
+      .getByLabel('HTML')
+      .fill(
+        '<p id="x" style="color: rgb(255, 0, 0)">Styled {{name}}</p><style>p { background: rgb(255, 255, 0) }</style><img src="https://example.com/logo.png">',
+      );
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const frameEl = page.locator('iframe.email-preview');
+    await frameEl.waitFor();
+    expect(await frameEl.getAttribute('sandbox')).toBe('allow-same-origin');
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    await expect
+      .poll(() =>
+        frame.evaluate(() => {
+          const el = document.getElementById('x');
+          const cs = el && getComputedStyle(el);
+          return cs ? `${el.textContent} ${cs.color} ${cs.backgroundColor}` : '';
+        }),
+      )
+      .toBe('Styled Ada rgb(255, 0, 0) rgb(255, 255, 0)');
+    await page.getByText('1 remote image is not loaded in the preview').waitFor();
+    // Scripts never run in the preview.
+    await page
+      .getByLabel('HTML')
+      .fill('<p id="y">a</p><img src="x" onerror="document.body.dataset.ran=1"><script>document.body.dataset.ran=1</script>');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect
+      .poll(() =>
+        page
+          .frames()
+          .find((f) => f !== page.mainFrame())!
+          .evaluate(() => document.getElementById('y')?.textContent ?? ''),
+      )
+      .toBe('a');
+    expect(
+      await page
+        .frames()
+        .find((f) => f !== page.mainFrame())!
+        .evaluate(() => document.body.dataset.ran ?? 'no'),
+    ).toBe('no');
+    expect(problems).toEqual([]);
   });
 });

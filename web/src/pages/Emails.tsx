@@ -1,6 +1,6 @@
 // Email of a project: the templates (edit, preview with sample values, back to default) and the email
 // log. Calls src/client.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   EMAIL_TEMPLATES,
   type EmailLogItem,
@@ -105,8 +105,7 @@ export function EmailsTab({ project }: { project: Project }) {
                 <strong>Subject:</strong> <span id="preview-subject">{preview.subject}</span>
               </p>
               <pre id="preview-text">{preview.text}</pre>
-              {/* The HTML part in a sandboxed frame: no scripts, no access to the dashboard. */}
-              <iframe class="email-preview" title="HTML preview" sandbox="" srcdoc={preview.html} />
+              <EmailHtmlPreview html={preview.html} />
             </section>
           ) : null}
         </form>
@@ -130,5 +129,126 @@ export function EmailsTab({ project }: { project: Project }) {
         )}
       </Loaded>
     </section>
+  );
+}
+
+/**
+ * The email's HTML made fit for a preview under the dashboard's CSP, which a srcdoc frame inherits
+ * (style-src 'self', img-src 'self' data:). It is rewritten as text, because parsing it in the page
+ * (DOMParser, <template>) already reports every inline style to the CSP: style attributes become
+ * data-wl-style and <style> blocks are taken out, for the dashboard to apply through the CSSOM (which
+ * the CSP allows) once the frame has loaded; event handlers and scripts are dropped (they could not run
+ * in the sandbox anyway); remote images are not loaded (the CSP would block them) and are counted.
+ */
+function prepareEmailHtml(html: string): { doc: string; css: string; remoteImages: number } {
+  const css: string[] = [];
+  let remoteImages = 0;
+  let out = '';
+  let i = 0;
+  const attr = /\s*([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?/y;
+  while (i < html.length) {
+    const lt = html.indexOf('<', i);
+    if (lt < 0) {
+      out += html.slice(i);
+      break;
+    }
+    out += html.slice(i, lt);
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      i = end < 0 ? html.length : end + 3;
+      continue;
+    }
+    const m = /^<([a-zA-Z][^\s/>]*)/.exec(html.slice(lt, lt + 100));
+    if (!m) {
+      const gt = html.indexOf('>', lt);
+      const closing = /^<\//.test(html.slice(lt, lt + 2));
+      if (closing && gt >= 0) out += html.slice(lt, gt + 1);
+      else if (!closing) out += '&lt;';
+      i = closing ? (gt < 0 ? html.length : gt + 1) : lt + 1;
+      continue;
+    }
+    const tag = m[1]!.toLowerCase();
+    let j = lt + m[0].length;
+    const kept: string[] = [];
+    for (;;) {
+      attr.lastIndex = j;
+      const a = attr.exec(html);
+      if (!a || a[0].length === 0) break;
+      j = attr.lastIndex;
+      const name = a[1]!.toLowerCase();
+      const raw = a[2] ?? '';
+      const value = raw.replace(/^["']|["']$/g, '');
+      if (name.startsWith('on') || /^\s*javascript:/i.test(value)) continue;
+      if (name === 'style') kept.push(`data-wl-style=${raw || '""'}`);
+      else if ((tag === 'img' && (name === 'src' || name === 'srcset')) || name === 'background') {
+        if (/^\s*data:/i.test(value)) kept.push(a[0].trim());
+        else if (name !== 'srcset') {
+          if (tag === 'img') remoteImages++;
+          kept.push(`data-wl-${name}=${raw || '""'}`);
+        }
+      } else kept.push(a[0].trim());
+    }
+    const gt = html.indexOf('>', j);
+    const end = gt < 0 ? html.length : gt + 1;
+    if (tag === 'style' || tag === 'script') {
+      const close = html.toLowerCase().indexOf(`</${tag}`, end);
+      const body = html.slice(end, close < 0 ? html.length : close);
+      if (tag === 'style') css.push(body);
+      const closeEnd = close < 0 ? html.length : html.indexOf('>', close) + 1 || html.length;
+      i = closeEnd;
+      continue;
+    }
+    if (tag === 'link' || tag === 'base' || tag === 'meta') {
+      i = end;
+      continue;
+    }
+    out += `<${m[1]}${kept.map((k) => ` ${k}`).join('')}${html.slice(j, end).trim().startsWith('/') ? ' />' : '>'}`;
+    i = end;
+  }
+  return { doc: out, css: css.join('\n'), remoteImages };
+}
+
+/**
+ * The HTML part in a sandboxed srcdoc frame: no scripts run in it (no allow-scripts), forms and popups
+ * are off. allow-same-origin only lets the dashboard apply the email's styles to it after loading.
+ */
+function EmailHtmlPreview({ html }: { html: string }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const prepared = useMemo(() => prepareEmailHtml(html), [html]);
+  const applyStyles = () => {
+    const doc = frame.current?.contentDocument;
+    const win = doc?.defaultView as (Window & typeof globalThis) | null | undefined;
+    if (!doc || !win) return;
+    for (const img of doc.querySelectorAll('img[data-wl-src]')) {
+      img.setAttribute('title', `Image not loaded in the preview: ${img.getAttribute('data-wl-src')}`);
+      if (!img.getAttribute('alt')) img.setAttribute('alt', '[image]');
+    }
+    for (const el of doc.querySelectorAll<HTMLElement>('[data-wl-style]')) {
+      el.style.cssText = el.getAttribute('data-wl-style') ?? '';
+      el.removeAttribute('data-wl-style');
+    }
+    if (prepared.css) {
+      const sheet = new win.CSSStyleSheet();
+      sheet.replaceSync(prepared.css);
+      doc.adoptedStyleSheets = [sheet];
+    }
+  };
+  return (
+    <>
+      <iframe
+        ref={frame}
+        class="email-preview"
+        title="HTML preview"
+        sandbox="allow-same-origin"
+        srcdoc={prepared.doc}
+        onLoad={applyStyles}
+      />
+      {prepared.remoteImages ? (
+        <p class="hint">
+          {prepared.remoteImages} remote image{prepared.remoteImages === 1 ? ' is' : 's are'} not loaded in the preview (the dashboard loads
+          nothing from other sites); email clients load them as usual.
+        </p>
+      ) : null}
+    </>
   );
 }
