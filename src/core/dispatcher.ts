@@ -17,7 +17,7 @@ import { sendWebhook, type AttemptResult } from './webhook-send.js';
 /** Seconds to wait after each failed attempt: 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ 27.6 h in all, 9 attempts). */
 export const RETRY_SCHEDULE_SEC = [10, 60, 300, 1800, 7200, 18_000, 36_000, 36_000];
 /** How long a claim holds before another dispatcher may take the row (env WAITLIST_OUTBOX_LEASE_SEC, default 60). */
-const LEASE_MS = Math.max(15, Number(process.env.WAITLIST_OUTBOX_LEASE_SEC) || 60) * 1000;
+export const LEASE_MS = Math.max(15, Number(process.env.WAITLIST_OUTBOX_LEASE_SEC) || 60) * 1000;
 const FANOUT_PAGE = 200;
 const PRUNE_AFTER_MS = 30 * 86_400_000;
 // SQLite calls are synchronous: without this, a long backlog would be worked through in one go and

@@ -7,7 +7,16 @@ export interface MailerOptions {
   smtpUrl: string;
   /** "Name <addr>" or addr. */
   from: string;
+  /**
+   * The longest one send may take, connection to reply, before it is aborted (connection closed): under
+   * the dispatcher's claim lease, so that a slow SMTP server is never sent the same email by a second
+   * claim while the first is still open (default SEND_DEADLINE_MS).
+   */
+  deadlineMs?: number;
 }
+
+/** Default deadline of one send: 40 s (the outbox lease is 60 s by default). */
+export const SEND_DEADLINE_MS = 40_000;
 
 export interface MailResult {
   ok: boolean;
@@ -19,12 +28,15 @@ export interface MailResult {
 export class Mailer {
   private readonly transport: Transporter;
   constructor(private readonly opts: MailerOptions) {
-    // Short timeouts: a stuck SMTP server holds a dispatcher slot, never a join.
-    this.transport = nodemailer.createTransport(opts.smtpUrl, {
+    // Short timeouts: a stuck SMTP server holds a dispatcher slot, never a join. They are transport
+    // options, beside the URL: a second argument to createTransport would be message defaults, and
+    // nodemailer's own limits (2 min to connect, 10 min of silence) would apply.
+    this.transport = nodemailer.createTransport({
+      url: opts.smtpUrl,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
-    } as never);
+    });
   }
 
   /** Sends one email (plain-text and HTML parts); `leaveUrl` adds one-click List-Unsubscribe (RFC 8058). Never throws. */
@@ -35,7 +47,15 @@ export class Mailer {
       headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
     }
     try {
-      await this.transport.sendMail({ from: this.opts.from, to, subject: parts.subject, text: parts.text, html: parts.html, headers });
+      await this.transport.sendMail({
+        from: this.opts.from,
+        to,
+        subject: parts.subject,
+        text: parts.text,
+        html: parts.html,
+        headers,
+        signal: AbortSignal.timeout(this.opts.deadlineMs ?? SEND_DEADLINE_MS),
+      });
       return { ok: true, code: null, error: null };
     } catch (err) {
       const e = err as { responseCode?: number; code?: string; message?: string };

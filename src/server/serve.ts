@@ -7,8 +7,8 @@ import { useServerSecret } from '../core/server-keys.js';
 import { openStore, type DbConfig, type Store } from '../db/index.js';
 import { KeyVerifier } from '../core/keys.js';
 import { purgePending } from '../core/lifecycle.js';
-import { Dispatcher, type DispatcherOptions } from '../core/dispatcher.js';
-import { Mailer } from '../core/mailer.js';
+import { Dispatcher, type DispatcherOptions, LEASE_MS } from '../core/dispatcher.js';
+import { Mailer, SEND_DEADLINE_MS } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
 import { compileTrust } from './client-ip.js';
@@ -62,7 +62,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     lock?.release();
     throw err;
   }
-  const mailer = config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom || 'waitlist@localhost' }) : null;
+  // A send ends (aborted) well before its claim's lease does, so a slow SMTP server gets no second copy.
+  const deadlineMs = Math.min(SEND_DEADLINE_MS, LEASE_MS - 5_000);
+  const mailer = config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom || 'waitlist@localhost', deadlineMs }) : null;
   const dispatchOpts: DispatcherOptions = {
     mailer,
     allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
