@@ -124,7 +124,7 @@ describe('hosted page', () => {
     const bad = await postForm(`${srv.url}/w/${A.slug}`, { email: 'bad', 'fields.role': 'ceo', name: 'Keep <me>' });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('aria-invalid="true" aria-describedby="f-email-err"');
-    expect(bad.text).toContain('id="f-fields.role-err"'.replace('fields.role', 'role'));
+    expect(bad.text).toContain('id="fld-role-err"');
     expect(bad.text).toContain('value="Keep &#60;me&#62;"');
     expect(bad.text).toContain('role="alert"');
   });
@@ -132,6 +132,31 @@ describe('hosted page', () => {
   it('?status=joined and ?error= (from form redirects) are shown', async () => {
     expect(await (await fetch(`${srv.url}/w/${A.slug}?status=joined`)).text()).toContain('You are on the list!');
     expect(await (await fetch(`${srv.url}/w/${A.slug}?error=email_taken`)).text()).toContain('already on the waitlist');
+    // The redirect carries the code only: no field to point at, so no "highlighted fields".
+    const invalid = await (await fetch(`${srv.url}/w/${A.slug}?error=validation_failed`)).text();
+    expect(invalid).toContain('Some of the details you sent were not accepted');
+    expect(invalid).not.toContain('highlighted');
+  });
+
+  it('custom fields keyed like the built-in inputs (email, name, hp) get ids of their own: every id unique, every label bound', async () => {
+    const F = await projectWithKey(owner, 'Forms Ids');
+    ok(
+      await owner.put(`/api/project/${F.projectId}/settings`, {
+        honeypotField: 'website',
+        fields: [
+          { key: 'email', label: 'Work email', type: 'text' },
+          { key: 'name', label: 'Team name', type: 'text', required: true },
+          { key: 'hp', label: 'Horsepower', type: 'number' },
+        ],
+      }),
+    );
+    const page = await postForm(`${srv.url}/w/${F.slug}`, { email: 'bad' });
+    const ids = [...page.text.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(6);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const m of page.text.matchAll(/<label[^>]* for="([^"]+)"/g)) expect(ids).toContain(m[1]);
+    expect(page.text).toContain('<label for="fld-email">Work email</label>');
+    expect(page.text).toContain('aria-describedby="fld-name-err"');
   });
 
   it('hostedPage off → 404, unknown slug → 404', async () => {
@@ -193,6 +218,13 @@ describe('proof-of-work captcha', () => {
     expect(replay.body.error.issues[0].message).toMatch(/already used/);
     const other = await postJoin(srv.url, C.slug, C.key, { email: 'pow3@example.com', altcha: solve(await challenge(D)) });
     expect(other.body.error.issues[0].message).toMatch(/another waitlist/);
+  });
+
+  it('the hosted page posted without JavaScript (no solution) says so in words, not with the API route', async () => {
+    const page = await postForm(`${srv.url}/w/${C.slug}`, { email: 'nojs@example.com' });
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('Bot check: it runs in your browser and needs JavaScript.');
+    expect(page.text).not.toContain('/v1/waitlist/');
   });
 
   it('20 concurrent joins with one solution: exactly one 201', async () => {

@@ -35,6 +35,19 @@ const MESSAGES: Record<string, string> = {
 };
 /** A person-readable sentence for an error code carried in `?error=`. */
 export const messageFor = (code: string) => MESSAGES[code] ?? 'Something went wrong. Please try again.';
+/**
+ * The sentence for `?error=CODE` on a page reached by a form's redirect: the redirect carries the code
+ * only, so a validation failure cannot point at a field here.
+ */
+export const redirectedMessageFor = (code: string) =>
+  code === 'validation_failed'
+    ? 'Some of the details you sent were not accepted. Please check them (the email address especially) and try again.'
+    : messageFor(code);
+/** The bot check's issue for a person: the API's message names the challenge route, for developers. */
+const altchaText = (message: string) =>
+  message.startsWith('Solve the proof-of-work')
+    ? 'it runs in your browser and needs JavaScript. Please turn JavaScript on and try again.'
+    : 'it did not pass (it may have expired). Please try again.';
 
 const CSS = `.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 .check{display:flex;gap:.5rem;align-items:flex-start;font-weight:600;margin:.75rem 0 .25rem}.check input{margin-top:.35rem;width:1.1rem;height:1.1rem}
@@ -42,7 +55,8 @@ const CSS = `.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:h
 .req{color:var(--err)}.ok{border-color:var(--accent)}button[disabled]{opacity:.7}`;
 
 function fieldControl(def: FieldDefinition, value: string | undefined, issue: Issue | undefined): Raw {
-  const id = `f-${def.key}`;
+  // Its own id space: a custom field keyed `email`, `name` or `hp` must not share the built-in inputs' ids.
+  const id = `fld-${def.key}`;
   const name = `fields.${def.key}`;
   const err = issue ? html`<p class="field-error" id="${id}-err">${issue.message}</p>` : '';
   const aria = raw(
@@ -117,7 +131,9 @@ export function renderHosted(
   const banner =
     view.error || issues.length
       ? html`<div class="card error" role="alert" id="errors" tabindex="-1"><p>${view.error ?? messageFor('validation_failed')}</p>${
-          stray.length ? html`<ul>${stray.map((i) => html`<li>${i.path === 'altcha' ? 'Bot check: ' : ''}${i.message}</li>`)}</ul>` : ''
+          stray.length
+            ? html`<ul>${stray.map((i) => html`<li>${i.path === 'altcha' ? `Bot check: ${altchaText(i.message)}` : i.message}</li>`)}</ul>`
+            : ''
         }</div>`
       : '';
   const honeypot = project.honeypotField

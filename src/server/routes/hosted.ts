@@ -17,7 +17,7 @@ import type { Deps, Req } from '../context.js';
 import { isFormType, readForm } from '../forms.js';
 import { send } from '../http.js';
 import { completeJoin, validateJoin } from '../join-flow.js';
-import { type FormValues, messageFor, sendHosted } from '../pages/hosted.js';
+import { type FormValues, messageFor, redirectedMessageFor, sendHosted } from '../pages/hosted.js';
 import { html, sendPage } from '../pages/html.js';
 import { surfaceLimit } from '../surface-limit.js';
 
@@ -55,7 +55,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     await limit(project.id, clientIp(req, deps.trust));
     if (outcomeOnly) {
       const title = known ? 'Your sign-up did not go through' : 'You are on the waitlist';
-      const text = known ? messageFor(error) : 'Thanks for joining.';
+      const text = known ? redirectedMessageFor(error) : 'Thanks for joining.';
       sendPage(res, { status: known ? 400 : 200, title, body: html`<h1>${title}</h1><p class="muted">${project.name}</p><p>${text}</p>` });
       return;
     }
@@ -63,7 +63,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     sendHosted(res, project, {
       ref: ref && REF_RE.test(ref) ? ref : undefined,
       joined: status === 'joined' ? { email: 'Your email' } : undefined,
-      error: known ? messageFor(error) : undefined,
+      error: known ? redirectedMessageFor(error) : undefined,
     });
   });
 
