@@ -9,6 +9,7 @@ import { AppError } from './errors.js';
 export type FieldValue = string | number | boolean;
 
 const TRUE = new Set(['on', 'true', '1', 'yes']);
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const FALSE = new Set(['off', 'false', '0', 'no', '']);
 
 function convert(def: FieldDefinition, v: unknown): { value?: FieldValue; error?: string } {
@@ -19,7 +20,9 @@ function convert(def: FieldDefinition, v: unknown): { value?: FieldValue; error?
       if (v.length > SURFACE_LIMITS.fieldTextChars) return { error: `Must be at most ${SURFACE_LIMITS.fieldTextChars} characters` };
       return { value: v.trim() };
     case 'number': {
-      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v.trim()) : NaN;
+      // Text in decimal notation only, as an HTML number input sends it (`1.5`, `-2`, `1e3`): Number()
+      // alone would also read `0x10` as 16 and `0b11` as 3.
+      const n = typeof v === 'number' ? v : typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v.trim()) : NaN;
       return Number.isFinite(n) ? { value: n } : { error: 'Must be a number' };
     }
     case 'select':

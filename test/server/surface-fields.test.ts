@@ -78,12 +78,26 @@ describe('join with fields', () => {
     expect(list.items.find((e: { entryId: string }) => e.entryId === d.entryId).fields.company).toBe('Acme');
   });
 
+  it('a number field reads decimal text as a form sends it: 12, -1.5, .5, 1e3', async () => {
+    for (const [text, n] of [
+      ['12', 12],
+      [' -1.5 ', -1.5],
+      ['.5', 0.5],
+      ['1e3', 1000],
+    ] as const) {
+      const d = ok(await join({ email: `num-${n}@example.com`, fields: { company: 'A', seats: text } }), 201);
+      expect(d.fields.seats).toBe(n);
+    }
+  });
+
   it.each([
     ['an unknown field', { company: 'A', nope: 1 }, 'fields.nope'],
     ['a missing required field', { seats: 2 }, 'fields.company'],
     ['a blank required field', { company: '  ' }, 'fields.company'],
     ['a select value not among the options', { company: 'A', role: 'ceo' }, 'fields.role'],
     ['a non-number', { company: 'A', seats: 'many' }, 'fields.seats'],
+    ['a hexadecimal number (text)', { company: 'A', seats: '0x10' }, 'fields.seats'],
+    ['a binary number (text)', { company: 'A', seats: '0b11' }, 'fields.seats'],
     ['a non-boolean checkbox', { company: 'A', beta: 'maybe' }, 'fields.beta'],
   ])('400 for %s, naming it; nothing stored', async (_n, fields, path) => {
     const r = await join({ email: `bad-${path}@example.com`, fields });
