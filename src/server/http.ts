@@ -161,16 +161,18 @@ export async function readJson<S extends z.ZodType>(
   return validateBody(await readJsonValue(req, limit), schema, readOnly);
 }
 
-/** The JSON body, parsed but not validated: 413 over `limit`, 415 not JSON, 400 invalid_json. */
-export async function readJsonValue(req: IncomingMessage, limit: number = LIMITS.bodyBytes): Promise<unknown> {
+/**
+ * The JSON body, parsed but not validated: 413 over `limit`, 415 not JSON (`typeMessage`: the 415's
+ * message, for a route that takes other types too), 400 invalid_json.
+ */
+export async function readJsonValue(
+  req: IncomingMessage,
+  limit: number = LIMITS.bodyBytes,
+  typeMessage = 'Content-Type must be application/json',
+): Promise<unknown> {
   if (Number(req.headers['content-length']) > limit) throw tooLarge(limit);
   if (!isJsonType(req)) {
-    throw new AppError(
-      'unsupported_media_type',
-      'Content-Type must be application/json',
-      undefined,
-      hasBody(req) ? { Connection: 'close' } : undefined,
-    );
+    throw new AppError('unsupported_media_type', typeMessage, undefined, hasBody(req) ? { Connection: 'close' } : undefined);
   }
   const raw = await readBody(req, limit);
   try {

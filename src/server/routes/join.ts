@@ -35,6 +35,8 @@ const PREFLIGHT = {
 const noLimit = (ip: string) => ({ client: limitKey(ip), before: async () => {}, succeeded: async () => {} });
 
 const notFoundProject = () => new AppError('not_found', 'Waitlist not found');
+/** The join's 415: it takes a form post too (LIFECYCLE.md). */
+const JOIN_TYPES = 'Content-Type must be application/json, or a form post (application/x-www-form-urlencoded)';
 
 /** CORS for a project with an origin list: echo an allowed Origin, withhold approval otherwise. */
 export function corsFor(project: ProjectRow, req: Req, res: ServerResponse): boolean {
@@ -64,7 +66,7 @@ export function joinRoutes(app: Polka<Req>, deps: Deps) {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
     if (isFormType(req)) return joinByForm(req, res);
     const project = await authorise(req, res, req.headers.authorization);
-    const body = validateJoin(project, await readJsonValue(req));
+    const body = validateJoin(project, await readJsonValue(req, undefined, JOIN_TYPES));
     const r = await completeJoin(deps, req, project, key(req), body);
     send(res, 201, r.message, r.data);
   });
