@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/receivers.js';
 import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
@@ -17,6 +18,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
   let ctx: BrowserContext;
   let page: Page;
   let admin: Client;
+  let rx: HookReceiver;
   const email = 'fixes@example.com';
   const password = 'a long password';
   let p: Awaited<ReturnType<typeof projectWithKey>>;
@@ -25,7 +27,8 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
   const tab = (name: string) => page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name });
 
   beforeAll(async () => {
-    srv = await startServer();
+    rx = await startHookReceiver();
+    srv = await startServer({ args: ['--allow-private-webhooks'] });
     admin = await signedUp(srv.url, email, password);
     p = await projectWithKey(admin, 'Fixes');
     browser = await launchChromium();
@@ -38,6 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();
+    await rx?.close();
     if (srv) cleanup(srv);
   });
 
@@ -241,5 +245,80 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
         .evaluate(() => document.body.dataset.ran ?? 'no'),
     ).toBe('no');
     expect(problems).toEqual([]);
+  });
+
+  it('small fixes: delivery log after a ping, checkbox size, focus after revoke and delete, field paths, unsaved template edits', async () => {
+    // The earlier test ended every session of the user: the API client logs in again.
+    expect((await admin.post('/api/auth/login', { email, password })).status).toBe(200);
+    // The open delivery log shows the test ping at once.
+    const hook = await admin.post(`/api/project/${p.projectId}/webhooks`, { url: rx.url });
+    expect(hook.status).toBe(201);
+    rx.setSecret(hook.body.data.secret);
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/webhooks`);
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByText('No deliveries yet.').waitFor();
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    await page.getByText('Ping delivered').waitFor();
+    await page.locator('tr[data-status="delivered"]', { hasText: 'ping' }).waitFor();
+
+    // Checkboxes keep their size, the label beside them.
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/queue`);
+    const box = await page.getByRole('checkbox', { name: 'Double opt-in (needs SMTP)' }).boundingBox();
+    expect(box!.width).toBeLessThan(40);
+
+    // After confirming a revoke (its row is gone), focus is on the list's heading, not on <body>.
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/keys`);
+    await page.getByRole('button', { name: 'Revoke key test key' }).click();
+    await page.getByRole('button', { name: 'Revoke key', exact: true }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('API keys');
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/entries`);
+    await page.locator('table.entries tbody tr').first().waitFor();
+    await page
+      .getByRole('button', { name: /^Delete / })
+      .first()
+      .click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /Delete/ })
+      .click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Entries');
+
+    // A field problem names the field counted from 1.
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/signup`);
+    for (let i = 0; i < 2; i++) {
+      await page.getByRole('button', { name: 'Add a field' }).click();
+      await page.getByRole('textbox', { name: 'Key' }).nth(i).fill('plan');
+      await page.getByRole('textbox', { name: 'Label' }).nth(i).fill('Plan');
+    }
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const error = await page.locator('.error').first().textContent();
+    expect(error).toContain('fields #2 key');
+    expect(error).not.toContain('fields.1');
+
+    // Switching email templates keeps unsaved edits, and says so.
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/emails`);
+    await page.getByLabel('Subject').fill('UNSAVED subject');
+    await page.getByLabel('Template').selectOption('invite');
+    expect(await page.getByLabel('Subject').inputValue()).not.toBe('UNSAVED subject');
+    expect(await page.getByRole('option', { name: /welcome/ }).textContent()).toContain('(unsaved edits)');
+    await page.getByLabel('Template').selectOption('welcome');
+    expect(await page.getByLabel('Subject').inputValue()).toBe('UNSAVED subject');
+    await page.getByRole('button', { name: 'Discard edits' }).click();
+    expect(await page.getByLabel('Subject').inputValue()).not.toBe('UNSAVED subject');
+  });
+
+  it('the Log in page offers sign-up only when the server takes new accounts', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();
+    await page.getByText('sign-up is closed here').waitFor();
+    expect(await page.getByRole('link', { name: /Create/ }).count()).toBe(0);
+    // An error on Log in does not follow to the sign-up form.
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.locator('.error').waitFor();
+    await page.goto(`${srv.url}/#/signup`);
+    await page.getByRole('button', { name: 'Create account' }).waitFor();
+    expect(await page.locator('.error').allTextContents()).toEqual([]);
   });
 });

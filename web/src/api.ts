@@ -19,5 +19,13 @@ export function errorText(e: unknown): string {
   if (e.code === 'network') return 'Cannot reach the server. Check that it is running and try again.';
   if (e.code === 'bad_response' || e.code.startsWith('http_')) return `The server answered ${e.status} without a readable message.`;
   if (!e.issues.length) return e.message;
-  return `${e.message}: ${e.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`;
+  return `${e.message}: ${e.issues.map((i) => (i.path ? `${pathText(i.path)}: ${i.message}` : i.message)).join('; ')}`;
+}
+
+/** An API field path for people: list positions counted from 1 (`fields.5.key` → `fields #6 key`). */
+export function pathText(path: string): string {
+  return path
+    .split('.')
+    .map((part) => (/^\d+$/.test(part) ? `#${Number(part) + 1}` : part))
+    .join(' ');
 }

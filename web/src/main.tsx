@@ -12,17 +12,20 @@ function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   // A brand-new server (no account yet) opens on "Create the first account", not on "Log in".
   const [firstAccount, setFirstAccount] = useState(false);
+  // Whether this server takes new accounts now (GET /auth/status): the login page offers sign-up only then.
+  const [signupOpen, setSignupOpen] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const route = useHashRoute();
 
   useEffect(() => {
     // Any 401 from any tab (every page uses the one client of api.ts): back to the login page, with no
     // error left over from the dead session.
-    setUnauthorizedHandler(() => (setError(null), setUser(null)));
+    setUnauthorizedHandler(() => (setError(null), setUser(null), refreshStatus()));
     // /auth/status first (public, always 200): a signed-out visit asks nothing that answers 401, which
     // the browser would log as a console error.
-    const signedOut = (status: { hasUsers: boolean } | null) => {
+    const signedOut = (status: { hasUsers: boolean; signupOpen: boolean } | null) => {
       setFirstAccount(status?.hasUsers === false);
+      setSignupOpen(status?.signupOpen ?? false);
       setUser(null);
     };
     api.authStatus().then(
@@ -38,6 +41,12 @@ function App() {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [pageKey, user?.userId]);
 
+  const refreshStatus = () =>
+    void api.authStatus().then(
+      (st) => (setFirstAccount(!st.hasUsers), setSignupOpen(st.signupOpen)),
+      () => {},
+    );
+
   // Errors belong to the page they came from: a new page starts without the last one's.
   useEffect(() => setError(null), [pageKey]);
 
@@ -51,6 +60,7 @@ function App() {
       if (!(e instanceof ApiError && e.status === 401)) return setError(e);
     }
     setUser(null);
+    refreshStatus();
     go('/login');
   };
 
@@ -63,6 +73,7 @@ function App() {
       <AuthPage
         mode={mode}
         first={firstAccount}
+        signupOpen={signupOpen}
         onSignedIn={(u) => (setFirstAccount(false), setError(null), setUser(u), go('/projects'))}
       />
     );

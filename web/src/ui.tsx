@@ -37,10 +37,27 @@ export function ConfirmDialog(props: {
   const ref = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // Where focus goes back to: the button that opened the dialog or, when it is gone (its row was
+  // deleted), the heading of the section it was in, else the page's heading; never <body>.
+  const opener = useRef<HTMLElement | null>(null);
+  const fallback = useRef<HTMLElement | null>(null);
+  if (opener.current === null && document.activeElement instanceof HTMLElement && document.activeElement !== document.body) {
+    opener.current = document.activeElement;
+    fallback.current = opener.current.closest('section')?.querySelector<HTMLElement>('h1, h2') ?? null;
+  }
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      setTimeout(() => {
+        if (opener.current?.isConnected) return opener.current.focus();
+        const target = (fallback.current?.isConnected ? fallback.current : null) ?? document.querySelector<HTMLElement>('main h1, main h2');
+        if (!target) return;
+        if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+        target.focus();
+      });
+    };
   }, []);
   const confirm = async () => {
     setBusy(true);

@@ -1,15 +1,18 @@
 // Log in, or sign up (the first account bootstraps the server; later ones need --open-signup).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type User } from '../api.js';
 import { attempt, ErrorMsg } from '../ui.js';
 
 export function AuthPage({
   mode,
   first = false,
+  signupOpen = false,
   onSignedIn,
 }: {
   mode: 'login' | 'signup';
   first?: boolean;
+  /** The server takes new accounts (GET /auth/status `signupOpen`). */
+  signupOpen?: boolean;
   onSignedIn: (u: User) => void;
 }) {
   const [email, setEmail] = useState('');
@@ -18,6 +21,8 @@ export function AuthPage({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const signup = mode === 'signup';
+  // Following the link between Log in and sign-up starts without the other form's error.
+  useEffect(() => setError(null), [mode]);
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -88,10 +93,14 @@ export function AuthPage({
           <>
             Already have an account? <a href="#/login">Log in</a>
           </>
-        ) : (
+        ) : signupOpen ? (
           <>
-            New server? <a href="#/signup">Create the first account</a>
+            No account yet? <a href="#/signup">Create an account</a>
           </>
+        ) : (
+          <span class="muted">
+            No account? Ask the server's operator: sign-up is closed here (<code>waitlist admin user add</code> adds one).
+          </span>
         )}
       </p>
     </section>

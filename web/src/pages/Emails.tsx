@@ -12,12 +12,15 @@ import type { Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
 import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Table } from '../ui.js';
 
+type Draft = { subject: string; text: string; html: string };
+
 export function EmailsTab({ project }: { project: Project }) {
   const pid = project.projectId;
   const client = eventsClient();
   const [templates, setTemplates] = useState<Templates | null>(null);
   const [name, setName] = useState<EmailTemplateName>('welcome');
-  const [draft, setDraft] = useState({ subject: '', text: '', html: '' });
+  // Unsaved edits per template: switching templates keeps them (the selector marks them "unsaved").
+  const [drafts, setDrafts] = useState<Partial<Record<EmailTemplateName, Draft>>>({});
   const [preview, setPreview] = useState<RenderedEmail | null>(null);
   const [log, setLog] = useState<EmailLogItem[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -27,10 +30,17 @@ export function EmailsTab({ project }: { project: Project }) {
     client.getTemplates(pid).then(setTemplates, setError);
     client.listEmails(pid, { limit: 50 }).then((p) => setLog(p.items), setError);
   }, [pid]);
-  useEffect(() => {
-    if (templates) setDraft({ subject: templates[name].subject, text: templates[name].text, html: templates[name].html });
-    setPreview(null);
-  }, [templates, name]);
+  useEffect(() => setPreview(null), [name]);
+  const saved = (t: EmailTemplateName): Draft =>
+    templates ? { subject: templates[t].subject, text: templates[t].text, html: templates[t].html } : { subject: '', text: '', html: '' };
+  const draft = drafts[name] ?? saved(name);
+  const setDraft = (d: Draft) => setDrafts({ ...drafts, [name]: d });
+  const unsaved = (t: EmailTemplateName) => {
+    const d = drafts[t];
+    const s = saved(t);
+    return !!d && (d.subject !== s.subject || d.text !== s.text || d.html !== s.html);
+  };
+  const forget = (t: EmailTemplateName) => setDrafts(({ [t]: _, ...rest }) => rest as typeof drafts);
 
   const run = (fn: () => Promise<void>) => attempt(setError, fn);
   const doPreview = () => run(async () => setPreview(await client.previewTemplate(pid, { template: name, ...draft })));
@@ -38,12 +48,14 @@ export function EmailsTab({ project }: { project: Project }) {
     e.preventDefault();
     void run(async () => {
       setTemplates(await client.updateTemplates(pid, { [name]: draft }));
+      forget(name);
       setNotice(`Template “${name}” saved.`);
     });
   };
   const reset = () =>
     run(async () => {
       setTemplates(await client.updateTemplates(pid, { [name]: null }));
+      forget(name);
       setNotice(`Template “${name}” is back to the default.`);
     });
 
@@ -67,6 +79,7 @@ export function EmailsTab({ project }: { project: Project }) {
                 <option key={t} value={t}>
                   {t}
                   {templates[t].custom ? ' (changed)' : ''}
+                  {unsaved(t) ? ' (unsaved edits)' : ''}
                 </option>
               ))}
             </select>
@@ -98,6 +111,11 @@ export function EmailsTab({ project }: { project: Project }) {
             <button type="button" onClick={() => void reset()} disabled={!templates[name].custom}>
               Back to default
             </button>
+            {unsaved(name) ? (
+              <button type="button" onClick={() => (forget(name), setNotice(`Unsaved edits of “${name}” discarded.`))}>
+                Discard edits
+              </button>
+            ) : null}
           </div>
           {preview ? (
             <section class="card" aria-label="Preview">

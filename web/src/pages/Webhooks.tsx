@@ -16,6 +16,8 @@ export function WebhooksTab({ project }: { project: Project }) {
   const [created, setCreated] = useState<WebhookCreated | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
+  // Bumped after a test ping so an open delivery log reloads and shows it.
+  const [pinged, setPinged] = useState(0);
 
   const load = () => client.listWebhooks(pid, { limit: 100 }).then((p) => setHooks(p.items), setError);
   useEffect(() => void load(), [pid]);
@@ -43,6 +45,7 @@ export function WebhooksTab({ project }: { project: Project }) {
         d.status === 'delivered' ? `Ping delivered (HTTP ${d.lastStatusCode}).` : `Ping not delivered: ${d.lastError ?? 'no answer'}.`,
       );
       setOpen(w.webhookId);
+      setPinged((n) => n + 1);
     });
 
   return (
@@ -112,7 +115,7 @@ export function WebhooksTab({ project }: { project: Project }) {
                   Delete
                 </button>
               </div>
-              {open === w.webhookId ? <Deliveries pid={pid} hook={w} onError={setError} /> : null}
+              {open === w.webhookId ? <Deliveries pid={pid} hook={w} version={pinged} onError={setError} /> : null}
             </div>
           ))
         }
@@ -137,11 +140,11 @@ export function WebhooksTab({ project }: { project: Project }) {
   );
 }
 
-function Deliveries({ pid, hook, onError }: { pid: string; hook: Webhook; onError: (e: unknown) => void }) {
+function Deliveries({ pid, hook, version, onError }: { pid: string; hook: Webhook; version: number; onError: (e: unknown) => void }) {
   const client = eventsClient();
   const [items, setItems] = useState<Delivery[] | null>(null);
   const load = () => client.listDeliveries(pid, hook.webhookId, { limit: 50 }).then((p) => setItems(p.items), onError);
-  useEffect(() => void load(), [hook.webhookId]);
+  useEffect(() => void load(), [hook.webhookId, version]);
   const retry = async (d: Delivery) => {
     try {
       await client.retryDelivery(pid, hook.webhookId, d.deliveryId);
