@@ -118,6 +118,12 @@ describe('hosted page', () => {
     expect(good.text).toMatch(/<p class="big">#\d+<\/p>/); // the position
     expect(good.text).toMatch(/Share your link to move up:<\/p><p class="code"><a href="[^"]*\/w\/forms-a\?ref=/);
     expect(await entryByEmail(A, 'hosted1@example.com')).toMatchObject({ fields: { role: 'dev' }, source: 'landing-page' });
+    // Its private status page is linked once, and works.
+    const statusHref = /<a href="(\/w\/forms-a\/status\?token=[^"]+)">your status page<\/a>/.exec(good.text)?.[1];
+    expect(statusHref).toBeDefined();
+    const statusPage = await fetch(`${srv.url}${statusHref!.replaceAll('&#38;', '&')}`);
+    expect(statusPage.status).toBe(200);
+    expect(await statusPage.text()).toContain('hosted1@example.com');
     const dup = await postForm(`${srv.url}/w/${A.slug}`, { email: 'hosted1@example.com' });
     expect(dup.status).toBe(409);
     expect(dup.text).toContain('already on the waitlist');

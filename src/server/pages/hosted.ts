@@ -87,15 +87,18 @@ function standardControl(key: 'email' | 'name', label: string, value: string | u
     : html`<label for="f-name">${label}</label><input type="text" id="f-name" name="name" autocomplete="name" maxlength="200" value="${value ?? ''}"${aria}>${err}`;
 }
 
-function joinedCard(data: Record<string, unknown>): Raw {
+function joinedCard(slug: string, data: Record<string, unknown>): Raw {
   const position = typeof data.position === 'number' ? data.position : null;
   const url = typeof data.referralUrl === 'string' ? data.referralUrl : null;
   const pending = data.status === 'pending';
+  // The subscriber's private status page (their place, and leaving): the join answers its token once.
+  const status = typeof data.statusToken === 'string' ? `/w/${slug}/status?token=${encodeURIComponent(data.statusToken)}` : null;
   return html`<section class="card ok" role="status" tabindex="-1" id="result">
 <h2>${pending ? 'Almost there: check your inbox' : 'You are on the list!'}</h2>
 <p>${pending ? html`We sent a confirmation link to <strong>${String(data.email)}</strong>.` : html`<strong>${String(data.email)}</strong> has joined the waitlist.`}</p>
 ${position !== null ? html`<p>Your position</p><p class="big">#${position}</p>` : ''}
 ${url ? html`<p>Share your link to move up:</p><p class="code"><a href="${url}">${url}</a></p>` : ''}
+${status ? html`<p class="muted">Bookmark <a href="${status}">your status page</a> to check your place or leave the list later (the link is private).</p>` : ''}
 </section>`;
 }
 
@@ -125,7 +128,13 @@ export function renderHosted(
   const v = view.values ?? {};
   const head = html`<h1>${title}</h1>${s.pageDescription ? html`<p class="muted">${s.pageDescription}</p>` : ''}`;
   if (view.joined) {
-    return { title, body: html`${head}${joinedCard(view.joined)}`, css: CSS, script: script(project.slug), status: view.status ?? 200 };
+    return {
+      title,
+      body: html`${head}${joinedCard(project.slug, view.joined)}`,
+      css: CSS,
+      script: script(project.slug),
+      status: view.status ?? 200,
+    };
   }
   const stray = issues.filter((i) => i.path !== 'email' && i.path !== 'name' && !i.path.startsWith('fields.'));
   const banner =
