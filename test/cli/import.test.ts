@@ -18,7 +18,7 @@ describe('entry import', () => {
     expect(await cliJson(['entry', 'list', '--project', 'imports'], as())).toHaveLength(0);
     const r = await cli(['entry', 'import', '--project', 'imports', '--file', GW], as());
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain('Imported 37 entries; 1 duplicates skipped; 2 bad rows');
+    expect(r.stderr).toContain('Imported 37 entries; 1 duplicate skipped; 2 bad rows');
     expect(r.stderr).toContain('line 11: Invalid email "not-an-email"');
     expect(r.stdout).toContain('11\tInvalid email "not-an-email"\n'); // TSV of the bad rows when piped
     const list = await cliJson(['entry', 'list', '--project', 'imports', '--all'], as());
@@ -32,6 +32,16 @@ describe('entry import', () => {
     const nope = join(user.home, 'nope.csv');
     const missing = await cli(['entry', 'import', '--project', 'imports', '--file', nope], as());
     expect(missing).toEqual({ exitCode: 2, stdout: '', stderr: `error: cannot read ${nope}: no such file\n` });
+  });
+
+  it('one of each reads in the singular; a Windows-1252 file is read as such', async () => {
+    const file = join(user.home, 'one.csv');
+    writeFileSync(file, Buffer.from('email,name\none@example.com,Fran\xe7ois\none@example.com,dup\nnot-an-email,x\n', 'latin1'));
+    const r = await cli(['entry', 'import', '--project', 'imports', '--file', file], as());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Imported 1 entry; 1 duplicate skipped; 1 bad row\n');
+    const list = await cliJson(['entry', 'list', '--project', 'imports', '--all'], as());
+    expect(list.find((e: { email: string }) => e.email === 'one@example.com')).toMatchObject({ name: 'François' });
   });
 
   it('a directory is a local read error (exit 2), not "cannot reach the server"', async () => {

@@ -48,6 +48,9 @@ function progress(out: Output, total: number) {
   };
 }
 
+/** `1 entry`, `2 entries`, `1,000 bad rows`. */
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
 /** Why a local file cannot be read, in a few words. */
 const unreadable = (file: string, err: NodeJS.ErrnoException) =>
   `cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`;
@@ -100,7 +103,7 @@ export async function importEntries(ctx: CliContext, opts: ImportOpts) {
   if (out.mode === 'json') return out.json(result);
   const verb = result.dryRun ? 'Dry run (nothing written): would import' : 'Imported';
   out.success(
-    `${verb} ${result.imported.toLocaleString('en')} entries; ${result.duplicates.toLocaleString('en')} duplicates skipped; ${result.invalidCount.toLocaleString('en')} bad rows`,
+    `${verb} ${count(result.imported, 'entry', 'entries')}; ${count(result.duplicates, 'duplicate')} skipped; ${count(result.invalidCount, 'bad row')}`,
   );
   if (result.dateFormat) out.info(`Slash dates read as ${result.dateFormat === 'dmy' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'}`);
   for (const i of result.invalid) out.info(`  line ${i.line}: ${i.message}`);

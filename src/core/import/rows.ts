@@ -100,6 +100,23 @@ function unstorable(field: string, v: string | null | undefined): string | undef
 }
 
 /**
+ * The path of the first string in a JSON value, key or value at any depth, that holds an unpaired UTF-16
+ * surrogate, named as the join's body check names it (params.ts lonePaths: a bad key by the object
+ * holding it). The join refuses them in metadata and fields too; NUL is refused only in top-level text
+ * (unstorable), as the join does: metadata may hold it (stored as escaped JSON).
+ */
+function lonePath(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return wellFormed(value) ? undefined : path;
+  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (!wellFormed(k)) return path;
+    const bad = lonePath(v, `${path}.${k}`, depth + 1);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
+/**
  * Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date
  * order, `line` the record's line in its file (it orders the ids of rows of the same millisecond).
  */
@@ -143,6 +160,8 @@ export function toRow(
   if (p.extra) for (const [k, v] of Object.entries(p.extra)) if (!Object.hasOwn(metadata, k)) metadata[k] = v;
   const meta = metadataSchema.safeParse(metadata);
   if (!meta.success) return { error: meta.error.issues[0]?.message ?? 'Invalid metadata' };
+  const lone = lonePath(metadata, 'metadata') ?? lonePath(p.fields, 'fields');
+  if (lone) return { error: `${lone}: must not contain unpaired UTF-16 surrogates` };
   // Answers are checked for type and options, not for `required`: imported people never saw the form.
   const { values, issues } = checkFields(
     defs.map((d) => ({ ...d, required: false })),
