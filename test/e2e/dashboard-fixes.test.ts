@@ -123,7 +123,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
       const [who, code] = row.split(',');
       const check = await fetch(`${srv.url}/v1/waitlist/${p.slug}/invites/${code}`, { headers: { authorization: `Bearer ${secretKey}` } });
       expect(check.status).toBe(200);
-      expect((await check.json()).data.email).toBe(who);
+      expect(((await check.json()) as { data: { email: string } }).data.email).toBe(who);
     }
     expect(await page.getByText('this is the only time they are shown').count()).toBe(1);
     await page.getByRole('button', { name: 'I have saved them' }).click();
