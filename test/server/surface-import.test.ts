@@ -501,30 +501,24 @@ describe('import refuses what the join refuses in metadata and fields', () => {
 });
 
 describe('imported statuses carry their times', () => {
-  // Known bug on SQLite, in the store (not the import): its INSERT_ENTRY_SQL (src/db/sqlite/pragmas.ts)
-  // writes no invited_at/accepted_at, so the times rows.ts gives are dropped. PostgreSQL keeps them.
-  // Remove `it.fails` once the store writes them.
-  (DIALECT === 'sqlite' ? it.fails : it)(
-    'an imported invited or accepted row has invitedAt (and acceptedAt) at its createdAt',
-    async () => {
-      const p = await projectWithKey(owner, 'Import Invited');
-      const lines = [
-        { email: 'inv@example.com', status: 'invited', createdAt: '2025-01-02T03:04:05Z' },
-        { email: 'acc@example.com', status: 'accepted', createdAt: '2025-01-03T03:04:05Z' },
-        { email: 'wait@example.com', status: 'waiting', createdAt: '2025-01-04T03:04:05Z' },
-      ].map((l) => JSON.stringify(l));
-      expect(ok(await upload(p, lines.join('\n'), 'format=ndjson', 'application/x-ndjson'))).toMatchObject({ imported: 3 });
-      expect(await byEmail(p, 'inv@example.com')).toMatchObject({
-        status: 'invited',
-        invitedAt: '2025-01-02T03:04:05.000Z',
-        acceptedAt: null,
-      });
-      expect(await byEmail(p, 'acc@example.com')).toMatchObject({
-        status: 'accepted',
-        invitedAt: '2025-01-03T03:04:05.000Z',
-        acceptedAt: '2025-01-03T03:04:05.000Z',
-      });
-      expect(await byEmail(p, 'wait@example.com')).toMatchObject({ status: 'waiting', invitedAt: null, acceptedAt: null });
-    },
-  );
+  it('an imported invited or accepted row has invitedAt (and acceptedAt) at its createdAt', async () => {
+    const p = await projectWithKey(owner, 'Import Invited');
+    const lines = [
+      { email: 'inv@example.com', status: 'invited', createdAt: '2025-01-02T03:04:05Z' },
+      { email: 'acc@example.com', status: 'accepted', createdAt: '2025-01-03T03:04:05Z' },
+      { email: 'wait@example.com', status: 'waiting', createdAt: '2025-01-04T03:04:05Z' },
+    ].map((l) => JSON.stringify(l));
+    expect(ok(await upload(p, lines.join('\n'), 'format=ndjson', 'application/x-ndjson'))).toMatchObject({ imported: 3 });
+    expect(await byEmail(p, 'inv@example.com')).toMatchObject({
+      status: 'invited',
+      invitedAt: '2025-01-02T03:04:05.000Z',
+      acceptedAt: null,
+    });
+    expect(await byEmail(p, 'acc@example.com')).toMatchObject({
+      status: 'accepted',
+      invitedAt: '2025-01-03T03:04:05.000Z',
+      acceptedAt: '2025-01-03T03:04:05.000Z',
+    });
+    expect(await byEmail(p, 'wait@example.com')).toMatchObject({ status: 'waiting', invitedAt: null, acceptedAt: null });
+  });
 });

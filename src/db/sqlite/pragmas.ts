@@ -30,4 +30,13 @@ export const INSERT_ENTRY_SQL = `INSERT INTO entries (id, project_id, email, ema
     @confirmSentAt, @confirmedAt, @fields)
   ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`;
 
+/** An imported row: a join's columns and the invite times an imported `invited` or `accepted` row keeps. */
+export const INSERT_IMPORTED_SQL = `INSERT INTO entries (id, project_id, email, email_norm, name, source, metadata, ip,
+    country, user_agent, created_at, updated_at, deleted_at, status, ordinal, k, referral_code, referred_by, referrals,
+    status_token_hash, confirm_token_hash, confirm_sent_at, confirmed_at, fields, invited_at, accepted_at)
+  VALUES (@id, @projectId, @email, @emailNorm, @name, @source, @metadata, @ip, @country, @userAgent, @createdAt,
+    @updatedAt, NULL, @status, @ordinal, @k, @referralCode, @referredBy, 0, @statusTokenHash, @confirmTokenHash,
+    @confirmSentAt, @confirmedAt, @fields, @invitedAt, @acceptedAt)
+  ON CONFLICT (project_id, email_norm) WHERE deleted_at IS NULL DO NOTHING`;
+
 export const TOUCH_KEY_SQL = 'UPDATE api_keys SET last_used_at = ? WHERE id = ?';

@@ -13,7 +13,7 @@
 // most of it.
 import type Database from 'better-sqlite3';
 import type { EntryRow } from '../store.js';
-import { INSERT_ENTRY_SQL } from './pragmas.js';
+import { INSERT_IMPORTED_SQL } from './pragmas.js';
 
 /** An entry row with `fields` filled in (rows built before custom fields existed omit it). */
 export const withFields = (row: EntryRow) => (row.fields === undefined ? { ...row, fields: '{}' } : row);
@@ -52,7 +52,7 @@ export class SqliteSurface {
       this.used.set(sig, exp);
     }
     this.writeSolutions = db.transaction(() => this.writePendingSolutions());
-    const insertEntry = db.prepare(INSERT_ENTRY_SQL);
+    const insertEntry = db.prepare(INSERT_IMPORTED_SQL);
     const triggers = db.prepare(
       `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'entries' AND name IN (${BULK_TRIGGERS.map(() => '?').join(', ')})`,
     );
