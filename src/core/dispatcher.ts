@@ -4,7 +4,7 @@
 // deliveries up to the free send slots, as leases: an instance that dies mid-send loses its lease
 // after LEASE_MS and another instance (or this one after a restart) sends again — at least once.
 // Memory stays flat however long the backlog: nothing is loaded beyond one page and the slots.
-import type { ClaimedDelivery, DeliveryOutcome } from '../db/outbox.js';
+import { type ClaimedDelivery, DISABLED, type DeliveryOutcome } from '../db/outbox.js';
 import type { Store } from '../db/store.js';
 import { fanOutPlan } from './fanout.js';
 import { idFloor } from './ids.js';
@@ -151,7 +151,7 @@ export class Dispatcher {
   private async sendHook(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
     if (!d.webhook || d.payload === null || !d.eventId)
       return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
-    if (!d.webhook.enabled) return { ok: false, statusCode: null, error: 'webhook is disabled', final: true };
+    if (!d.webhook.enabled) return { ok: false, statusCode: null, error: DISABLED, final: true };
     return sendWebhook(d.webhook.url, d.webhook.secret, d.eventId, d.payload, this.opts.allowPrivateWebhooks);
   }
 

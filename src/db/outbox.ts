@@ -143,6 +143,7 @@ export interface EventStore {
   insertWebhook(row: WebhookRow): Promise<void>;
   listWebhooks(projectId: string, page: PageArgs): Promise<Counted<WebhookRow>>;
   webhookInProject(projectId: string, webhookId: string): Promise<WebhookRow | undefined>;
+  /** Updates a webhook; disabling it (`enabled: false`) fails its pending deliveries in the same transaction. */
   updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number): Promise<WebhookRow | undefined>;
   /** Deletes the webhook and its delivery log. */
   deleteWebhook(projectId: string, webhookId: string): Promise<WebhookRow | undefined>;
@@ -229,3 +230,6 @@ export function withClaimContext(
     webhook: r.webhookId ? (hooks.get(r.webhookId) ?? null) : null,
   }));
 }
+
+/** The `lastError` of a delivery given up because its webhook was disabled. */
+export const DISABLED = 'webhook is disabled';

@@ -168,8 +168,27 @@ describe(`webhooks on ${DIALECT}`, () => {
   it('updates url, events and enabled; filters by event type; a disabled webhook gets nothing', async () => {
     const u = ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.deleted'] }));
     expect(u.events).toEqual(['entry.deleted']);
+    // A delivery waiting for its retry (the receiver answered 500) is given up at once when the webhook
+    // is disabled, not left pending until its next attempt.
+    rx.answer = () => 500;
+    ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.created', 'entry.deleted'] }));
+    ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('retrying') }), 201);
+    const retrying = await waitFor(
+      async () => {
+        const l = ok(await c.get(`${hooks()}/${hookId}/deliveries`));
+        return l.items.find(
+          (d: any) => d.type === 'entry.created' && d.status === 'pending' && d.attempts === 1 && d.lastStatusCode === 500,
+        );
+      },
+      15_000,
+      'a delivery waiting for its retry',
+    );
     const u2 = ok(await c.put(`${hooks()}/${hookId}`, { enabled: false }));
     expect(u2.enabled).toBe(false);
+    const given = ok(await c.get(`${hooks()}/${hookId}/deliveries`)).items.find((d: any) => d.deliveryId === retrying.deliveryId);
+    expect(given).toMatchObject({ status: 'failed', lastError: 'webhook is disabled', nextAttemptAt: null, attempts: 1 });
+    rx.answer = () => 200;
+    ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.deleted'] }));
     ok(await c.put(`${hooks()}/${hookId}`, { enabled: true }));
     const before = rx.received.length;
     const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('filter') }), 201);

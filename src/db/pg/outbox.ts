@@ -6,6 +6,7 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   type ClaimedDelivery,
+  DISABLED,
   type DeliveryOutcome,
   type DeliveryRow,
   type EventRow,
@@ -164,12 +165,21 @@ export class PgEventStore implements EventStore {
     return r;
   }
   async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
-    const [r] = await this.db
-      .update(s.webhooks)
-      .set({ ...patch, updatedAt: now })
-      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
-      .returning();
-    return r;
+    return this.db.transaction(async (tx) => {
+      const [r] = await tx
+        .update(s.webhooks)
+        .set({ ...patch, updatedAt: now })
+        .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+        .returning();
+      // Disabling gives up its pending retries now (they would wait for their next attempt, up to 10 h).
+      if (r && patch.enabled === false) {
+        await tx
+          .update(s.deliveries)
+          .set({ status: 'failed', lastError: DISABLED, updatedAt: now })
+          .where(and(eq(s.deliveries.webhookId, webhookId), eq(s.deliveries.status, 'pending')));
+      }
+      return r;
+    });
   }
   async deleteWebhook(projectId: string, webhookId: string) {
     return this.db.transaction(async (tx) => {

@@ -6,6 +6,7 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import {
   type ClaimedDelivery,
+  DISABLED,
   type DeliveryOutcome,
   type DeliveryRow,
   type EventRow,
@@ -140,12 +141,23 @@ export class SqliteEventStore implements EventStore {
       .get();
   }
   async updateWebhook(projectId: string, webhookId: string, patch: WebhookPatch, now: number) {
-    return this.db
-      .update(s.webhooks)
-      .set({ ...patch, updatedAt: now })
-      .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
-      .returning()
-      .get();
+    return this.sqlite.transaction(() => {
+      const row = this.db
+        .update(s.webhooks)
+        .set({ ...patch, updatedAt: now })
+        .where(and(eq(s.webhooks.projectId, projectId), eq(s.webhooks.id, webhookId)))
+        .returning()
+        .get();
+      // Disabling gives up its pending retries now (they would wait for their next attempt, up to 10 h).
+      if (row && patch.enabled === false) {
+        this.db
+          .update(s.deliveries)
+          .set({ status: 'failed', lastError: DISABLED, updatedAt: now })
+          .where(and(eq(s.deliveries.webhookId, webhookId), eq(s.deliveries.status, 'pending')))
+          .run();
+      }
+      return row;
+    })();
   }
   async deleteWebhook(projectId: string, webhookId: string) {
     return this.sqlite.transaction(() => {
