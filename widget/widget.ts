@@ -3,7 +3,8 @@
 // renders a sign-up form in a shadow root (the host page's CSS cannot reach it) right after the script
 // tag, or inside `data-target` (a CSS selector). `data-form="false"` renders nothing and only exposes
 // window.Waitlist.join({...}) for a site's own form. Proof of work (captcha "pow") is solved in a Web
-// Worker while the person types.
+// Worker while the person types. Styles go in a constructable stylesheet (adoptedStyleSheets), which a
+// host page's CSP `style-src` does not govern; a <style> element only where that is unsupported.
 
 import { solveSync } from '../src/shared/solver.js';
 
@@ -65,7 +66,15 @@ async function call<T>(method: string, path: string, key: string, body?: unknown
   try {
     res = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined, credentials: 'omit' });
   } catch {
-    throw new WaitlistError('network', 'Could not reach the waitlist. Check your connection and try again.');
+    // A refused CORS request (an origin the project's allowedOrigins leaves out) looks to the page
+    // exactly like a network failure: the wording covers both, and the site owner gets the hint.
+    console.warn(
+      `Waitlist: ${method} ${base}${path} failed. Either the network is down or the waitlist refused this site's origin (${location.origin}): add it to the project's allowedOrigins setting.`,
+    );
+    throw new WaitlistError(
+      'network',
+      'Could not reach the waitlist. Check your connection and try again; if it keeps failing, this site may not be allowed to use the waitlist yet.',
+    );
   }
   const env = await res.json().catch(() => null);
   if (!env || env.status !== 'success') {
@@ -82,14 +91,23 @@ async function call<T>(method: string, path: string, key: string, body?: unknown
 function inWorker(c: Challenge): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const url = URL.createObjectURL(new Blob([`onmessage=e=>postMessage((${solveSync})(e.data))`], { type: 'text/javascript' }));
-    const w = new Worker(url);
-    w.onmessage = (e) => {
-      w.terminate();
-      URL.revokeObjectURL(url);
-      resolve(e.data as number);
-    };
-    w.onerror = reject;
-    w.postMessage(c);
+    const done = () => URL.revokeObjectURL(url);
+    try {
+      const w = new Worker(url);
+      w.onmessage = (e) => {
+        w.terminate();
+        done();
+        resolve(e.data as number);
+      };
+      w.onerror = (e) => {
+        done();
+        reject(e);
+      };
+      w.postMessage(c);
+    } catch (e) {
+      done();
+      throw e;
+    }
   }).catch(() => solveSync(c)); // a page whose CSP refuses blob workers: solve here
 }
 async function solve(slug: string, key: string): Promise<string> {
@@ -98,9 +116,26 @@ async function solve(slug: string, key: string): Promise<string> {
   return btoa(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number, salt: c.salt, signature: c.signature }));
 }
 
+/** The project's public form (title, fields, captcha), fetched once per slug and key for the page's life. */
+const forms = new Map<string, Promise<FormConfig>>();
+function formOf(slug: string, key: string): Promise<FormConfig> {
+  const k = `${slug} ${key}`;
+  let p = forms.get(k);
+  if (!p) {
+    p = call<FormConfig>('GET', `/v1/waitlist/${slug}/form`, key);
+    forms.set(k, p);
+    p.catch(() => forms.delete(k)); // a failure is not remembered: the next call asks again
+  }
+  return p;
+}
+
 const pageRef = () => new URLSearchParams(location.search).get('ref') ?? undefined;
 
-/** Joins the waitlist; solves the proof of work when the waitlist asks for one. */
+/**
+ * Joins the waitlist. With captcha "pow" (the project's form says so) the proof of work is solved
+ * before the join, so a sign-up costs one join request; a join refused for a missing `altcha` (the
+ * setting changed since) is solved and sent again, and the form is asked for again next time.
+ */
 async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<string, unknown>> {
   const slug = input.slug ?? data.slug;
   const key = input.key ?? data.key;
@@ -111,14 +146,23 @@ async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<
   const ref = input.ref ?? pageRef();
   if (ref) body.ref = ref;
   if (altcha) body.altcha = await altcha.catch(() => undefined);
+  else if (
+    await formOf(slug, key).then(
+      (f) => f.captcha === 'pow',
+      () => false,
+    )
+  )
+    body.altcha = await solve(slug, key);
   for (let attempt = 0; ; attempt++) {
     try {
       return await call('POST', `/v1/waitlist/${slug}/join`, key, body);
     } catch (e) {
       const issues = e instanceof WaitlistError ? e.issues : [];
       if (attempt > 2) throw e;
-      if (issues.some((i) => i.path === 'altcha')) body.altcha = await solve(slug, key);
-      else if (issues.length === 1 && issues[0]!.path === 'ref')
+      if (issues.some((i) => i.path === 'altcha')) {
+        forms.delete(`${slug} ${key}`);
+        body.altcha = await solve(slug, key);
+      } else if (issues.length === 1 && issues[0]!.path === 'ref')
         delete body.ref; // a server without referrals
       else throw e;
     }
@@ -130,7 +174,7 @@ async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<
 // reach nothing inside the shadow root.
 const CSS = `:host{all:initial;display:block;max-width:448px}
 .r{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;text-align:left;letter-spacing:normal;text-transform:none;visibility:visible}
-*{box-sizing:border-box;margin:0}form{display:grid;gap:9.6px}label{display:grid;gap:4px;font-weight:600;font-size:15.2px}
+*{box-sizing:border-box;margin:0}form,.f{display:grid;gap:9.6px}.f{gap:4px}label{display:grid;gap:4px;font-weight:600;font-size:15.2px}
 .c{display:flex;gap:8px;align-items:center}input,select,button{font:inherit;color:inherit}
 input:not([type=checkbox]),select{width:100%;padding:8.8px 10.4px;border:1px solid #c4c8cf;border-radius:7.2px;background:#fff}
 button{padding:9.6px 16px;border:0;border-radius:7.2px;background:#3b5bdb;color:#fff;font-weight:600;cursor:pointer}
@@ -149,6 +193,21 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, 
   return el;
 }
 
+let sheet: CSSStyleSheet | undefined;
+/** The form's CSS for a shadow root: adopted (no CSP `style-src` applies), else a <style> element. */
+function styleFor(root: ShadowRoot): Node[] {
+  try {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
+    root.adoptedStyleSheets = [sheet];
+    return [];
+  } catch {
+    return [h('style', { text: CSS })];
+  }
+}
+
 let seq = 0;
 /** Renders the form into `host` (its own shadow root). */
 async function render(host: Element, slug: string, key: string) {
@@ -157,20 +216,24 @@ async function render(host: Element, slug: string, key: string) {
   // Inherited properties (font, colour) would flow in from the host element, which the page may style
   // with !important: everything sits in a wrapper that sets them again.
   const wrap = h('div', { class: 'r' });
-  root.replaceChildren(h('style', { text: CSS }), wrap);
-  const cfg = await call<FormConfig>('GET', `/v1/waitlist/${slug}/form`, key);
+  root.replaceChildren(...styleFor(root), wrap);
+  const cfg = await formOf(slug, key);
   let altcha = cfg.captcha === 'pow' ? solve(slug, key) : undefined;
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'e' });
   const controls: Record<string, HTMLInputElement | HTMLSelectElement> = {};
   const errs: Record<string, HTMLElement> = {};
-  const row = (path: string, label: string, control: HTMLInputElement | HTMLSelectElement, check = false) => {
+  // The error sits beside the label, not in it: it is read once, as the control's description
+  // (aria-describedby), not also as part of its name. The required `*` is hidden from the name too
+  // (the control's `required` says it).
+  const row = (path: string, label: string, control: HTMLInputElement | HTMLSelectElement, check = false, star = false) => {
     control.id = `${id}-${path}`;
     control.name = path;
     const err = h('span', { class: 'e', id: `${id}-${path}-e` });
     control.setAttribute('aria-describedby', err.id);
     controls[path] = control;
     errs[path] = err;
-    return check ? h('label', { class: 'c' }, control, label, err) : h('label', {}, label, control, err);
+    const text = h('span', {}, label, ...(star ? [h('span', { 'aria-hidden': 'true', text: ' *' })] : []));
+    return h('div', { class: 'f' }, check ? h('label', { class: 'c' }, control, text) : h('label', {}, text, control), err);
   };
   const form = h(
     'form',
@@ -178,25 +241,24 @@ async function render(host: Element, slug: string, key: string) {
     row('email', 'Email', h('input', { type: 'email', required: true, autocomplete: 'email' })),
     row('name', 'Name', h('input', { type: 'text', autocomplete: 'name' })),
     ...cfg.fields.map((f) => {
-      const label = f.label + (f.required ? ' *' : '');
+      const { label, required } = f;
       const path = `fields.${f.key}`;
       if (f.type === 'select') {
         return row(
           path,
           label,
-          h(
-            'select',
-            { required: f.required },
-            h('option', { value: '', text: 'Choose…' }),
-            ...(f.options ?? []).map((o) => h('option', { text: o })),
-          ),
+          h('select', { required }, h('option', { value: '', text: 'Choose…' }), ...(f.options ?? []).map((o) => h('option', { text: o }))),
+          false,
+          required,
         );
       }
-      if (f.type === 'checkbox') return row(path, label, h('input', { type: 'checkbox', required: f.required }), true);
+      if (f.type === 'checkbox') return row(path, label, h('input', { type: 'checkbox', required }), true, required);
       return row(
         path,
         label,
-        h('input', { type: f.type === 'number' ? 'number' : 'text', required: f.required, step: f.type === 'number' ? 'any' : false }),
+        h('input', { type: f.type === 'number' ? 'number' : 'text', required, step: f.type === 'number' ? 'any' : false }),
+        false,
+        required,
       );
     }),
     h('button', { type: 'submit', text: data.button ?? 'Join the waitlist' }),
@@ -266,15 +328,21 @@ const api = {
 (window as unknown as { Waitlist: typeof api }).Waitlist = api;
 
 if (script && data.form !== 'false' && data.slug && data.key) {
-  let host: Element | null = data.target ? document.querySelector(data.target) : null;
-  if (!host) {
-    host = document.createElement('div');
-    if (script.closest('head')) document.body.prepend(host);
-    else script.after(host);
-  }
-  host.setAttribute('data-waitlist', data.slug);
-  render(host, data.slug, data.key).catch((e: Error) => {
-    const root = host!.shadowRoot ?? host!.attachShadow({ mode: 'open' });
-    root.replaceChildren(h('p', { role: 'alert', text: `Waitlist unavailable: ${e.message}` }));
-  });
+  const { slug, key } = data;
+  const start = () => {
+    let host: Element | null = data.target ? document.querySelector(data.target) : null;
+    if (!host) {
+      host = document.createElement('div');
+      if (script.closest('head') || !script.isConnected) document.body.prepend(host);
+      else script.after(host);
+    }
+    host.setAttribute('data-waitlist', slug);
+    render(host, slug, key).catch((e: Error) => {
+      const root = host!.shadowRoot ?? host!.attachShadow({ mode: 'open' });
+      root.replaceChildren(h('p', { role: 'alert', text: `Waitlist unavailable: ${e.message}` }));
+    });
+  };
+  // A script in <head> without async/defer runs before <body> (and a data-target) exists.
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+  else start();
 }
