@@ -266,7 +266,9 @@ describe('bad input: clear errors, never a 500', () => {
       { line: 4, message: 'name: must not contain unpaired UTF-16 surrogates' },
       { line: 5, message: 'userAgent: must not contain NUL characters' },
     ]);
-    const csv = ok(await upload(p, 'email,name\nnul7@example.com,"a\u0000b"\nnul8@example.com,fine\n'));
+    const csvRes = await upload(p, 'email,name\nnul7@example.com,"a\u0000b"\nnul8@example.com,fine\n');
+    expect(csvRes.body.message).toBe('Imported 1 entry');
+    const csv = ok(csvRes);
     expect(csv).toMatchObject({ imported: 1, invalid: [{ line: 2, message: 'name: must not contain NUL characters' }] });
     expect((await byEmail(p, 'nul1@example.com')).name).toBe('kept');
     expect((await byEmail(p, 'nul6@example.com')).metadata).toEqual({ note: 'a\u0000b' });

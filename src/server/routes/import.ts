@@ -59,7 +59,7 @@ export function importRoutes(app: Polka<Req>, { store }: Deps) {
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
     const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' });
-    const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} entries`;
+    const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} ${result.imported === 1 ? 'entry' : 'entries'}`;
     send(res, 200, what, result);
   });
 }
