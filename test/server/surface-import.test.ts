@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BATCH } from '../../src/core/import/run.js';
 import { fails, issuePaths, ok, raw } from '../helpers/api.js';
-import { type Client, DIALECT, postJoin, projectWithKey, ROOT, signedUp, useServer } from '../helpers/server.js';
+import { type Client, postJoin, projectWithKey, ROOT, signedUp, useServer } from '../helpers/server.js';
 
 let owner: Client;
 type PK = Awaited<ReturnType<typeof projectWithKey>>;
