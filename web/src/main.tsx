@@ -78,7 +78,7 @@ function App() {
       />
     );
   } else if (route[0] === 'projects' && route[1]) {
-    page = <ProjectPage projectId={route[1]} tab={route[2] ?? 'entries'} />;
+    page = <ProjectPage projectId={route[1]} tab={route[2] ?? 'entries'} sub={route[3]} />;
   } else {
     page = <ProjectsPage />;
   }

@@ -1,12 +1,20 @@
-// Subscribers of a project: debounced search, pages and page size, edit name, delete, export downloads.
+// Subscribers of a project: debounced search, status filter and sort, pages and page size, edit name,
+// delete, export downloads; `#/projects/<id>/entries/<entryId>` opens one entry's detail (EntryDetail.tsx)
+// while this list keeps its search, filter and page for the way back.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { EntryStatusName } from '../../../src/contract/lifecycle.js';
 import { api, type Entry, type Page, type Project } from '../api.js';
 import { ConfirmDialog, ErrorMsg, fmtDate, InlineRename, Loaded, Notice, Pager, Table } from '../ui.js';
+import { EntryDetail } from './EntryDetail.js';
 
 const SIZES = [10, 20, 50, 100];
+const STATUSES: EntryStatusName[] = ['pending', 'waiting', 'invited', 'accepted'];
+type Sort = 'newest' | 'position';
 
-export function EntriesTab({ project }: { project: Project }) {
+export function EntriesTab({ project, entryId }: { project: Project; entryId?: string | undefined }) {
   const pid = project.projectId;
+  const [status, setStatus] = useState<EntryStatusName | ''>('');
+  const [sort, setSort] = useState<Sort>('newest');
   const [search, setSearch] = useState(''); // what is typed
   const [query, setQuery] = useState(''); // what is searched, 300 ms after typing stops
   const [page, setPage] = useState(1);
@@ -20,7 +28,7 @@ export function EntriesTab({ project }: { project: Project }) {
   const load = async () => {
     const mine = ++seq.current; // answers to older requests (typing fast) are dropped
     try {
-      const d = await api.listEntries(pid, { page, limit, search: query || undefined });
+      const d = await api.listEntries(pid, { page, limit, search: query || undefined, status: status || undefined, sort });
       if (mine !== seq.current) return;
       setError(null);
       // A page that emptied (last entry deleted) steps back to the last page that has rows.
@@ -30,7 +38,8 @@ export function EntriesTab({ project }: { project: Project }) {
       if (mine === seq.current) setError(e);
     }
   };
-  useEffect(() => void load(), [pid, page, limit, query]);
+  // Reloads when coming back from an entry's detail too (it may have changed there).
+  useEffect(() => void (entryId ? undefined : load()), [pid, page, limit, query, status, sort, entryId]);
   useEffect(() => {
     const t = setTimeout(() => {
       setQuery(search.trim());
@@ -45,6 +54,11 @@ export function EntriesTab({ project }: { project: Project }) {
     setNotice(`Name of ${updated.email} saved.`);
   };
 
+  const detailHref = (id: string) => `#/projects/${pid}/entries/${encodeURIComponent(id)}`;
+  if (entryId) return <EntryDetail project={project} entryId={entryId} detailHref={detailHref} />;
+
+  // The status named in the empty-list text ("No invited entry matches …"; position sort lists waiting ones).
+  const what = status || (sort === 'position' ? 'waiting' : '');
   const from = data && data.total ? (data.page - 1) * data.limit + 1 : 0;
   const to = data ? from + data.items.length - (data.items.length ? 1 : 0) : 0;
 
@@ -55,6 +69,24 @@ export function EntriesTab({ project }: { project: Project }) {
         <div class="field grow">
           <label for="entry-search">Search email or name</label>
           <input id="entry-search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="entry-status">Status</label>
+          <select id="entry-status" value={status} onChange={(e) => (setStatus(e.currentTarget.value as EntryStatusName | ''), setPage(1))}>
+            <option value="">all</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="entry-sort">Sort</label>
+          <select id="entry-sort" value={sort} onChange={(e) => (setSort(e.currentTarget.value as Sort), setPage(1))}>
+            <option value="newest">newest first</option>
+            <option value="position">queue position</option>
+          </select>
         </div>
         <div class="field">
           <label for="entry-limit">Per page</label>
@@ -81,20 +113,37 @@ export function EntriesTab({ project }: { project: Project }) {
           </div>
         </div>
       </div>
+      {sort === 'position' ? (
+        <p class="hint">Queue position lists the waiting entries in queue order (other statuses have no place in the queue).</p>
+      ) : null}
       <ErrorMsg error={error} />
       <Notice text={notice} />
       <Loaded
         items={data && data.items}
-        empty={query ? `No entry matches “${query}”.` : 'No one has joined yet. The Install tab shows how to add a join form to your site.'}
+        empty={
+          query
+            ? `No ${what} entry matches “${query}”.`.replace('No  ', 'No ')
+            : status || sort === 'position'
+              ? `No ${what} entries.`
+              : 'No one has joined yet. The Install tab shows how to add a join form to your site.'
+        }
       >
         {(rows) => (
           <Table
             class="entries"
-            caption="Waitlist entries, newest first"
+            caption={`Waitlist entries${status ? ` (${status})` : ''}, ${sort === 'position' ? 'in queue order' : 'newest first'}`}
             rows={rows}
             rowKey={(e) => e.entryId}
             columns={[
-              { label: 'Email', class: 'email', cell: (e) => e.email },
+              {
+                label: 'Email',
+                class: 'email',
+                cell: (e) => (
+                  <a href={detailHref(e.entryId)} aria-label={`Details of ${e.email}`}>
+                    {e.email}
+                  </a>
+                ),
+              },
               {
                 label: 'Name',
                 cell: (e) => <InlineRename label={`Name of ${e.email}`} value={e.name ?? ''} allowEmpty onSave={(n) => rename(e, n)} />,

@@ -1,4 +1,5 @@
-// One project: its name and slug, and tabs for entries, API keys, the install snippet and stats.
+// One project: its name and slug, and its tabs (entries and an entry's detail, queue, keys, install, sign-up
+// page, stats, webhooks, email).
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Project } from '../api.js';
 import { ErrorMsg } from '../ui.js';
@@ -22,7 +23,7 @@ const TABS = [
   ['emails', 'Email'],
 ] as const;
 
-export function ProjectPage({ projectId, tab }: { projectId: string; tab: string }) {
+export function ProjectPage({ projectId, tab, sub }: { projectId: string; tab: string; sub?: string | undefined }) {
   const [project, setProject] = useState<Project | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -63,7 +64,7 @@ export function ProjectPage({ projectId, tab }: { projectId: string; tab: string
           </a>
         ))}
       </nav>
-      {current === 'entries' ? <EntriesTab project={project} /> : null}
+      {current === 'entries' ? <EntriesTab project={project} entryId={sub} /> : null}
       {current === 'queue' ? <QueueTab project={project} /> : null}
       {current === 'keys' ? <KeysTab project={project} /> : null}
       {current === 'install' ? <InstallTab project={project} /> : null}

