@@ -158,4 +158,79 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () =
     await page.getByRole('button', { name: 'Invite again (new code)' }).waitFor();
     expect(problems).toEqual([]);
   });
+
+  it('Email tab: welcome email and notices save only what changed; without SMTP the 409 is shown in words', async () => {
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/emails`);
+    await page.getByRole('heading', { name: 'Email settings' }).waitFor();
+    await page.getByText('The dashboard cannot ask the server whether it has SMTP').waitFor();
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (r) => r.url().endsWith('/settings') && r.method() === 'PUT' && bodies.push(r.postDataJSON()));
+    // Changed elsewhere after the page loaded: not reverted by this form.
+    expect(
+      (await admin.put(`/api/project/${p.projectId}/settings`, { pageTitle: 'Elsewhere', notifyEmails: ['ops@example.com'] })).status,
+    ).toBe(200);
+
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByText('Nothing changed: nothing to save.').waitFor();
+    await page.getByRole('checkbox', { name: /Send a welcome email/ }).check();
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByText('welcomeEmail needs email, and this server has no SMTP').waitFor();
+    await page.getByText('This server has no SMTP: it refused an email setting').waitFor();
+    expect(bodies).toEqual([{ welcomeEmail: true }]);
+    await page.getByRole('checkbox', { name: /Send a welcome email/ }).uncheck();
+    await page.getByLabel('Notices of new sign-ups').selectOption('hourly');
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByText('notify needs email').waitFor();
+
+    // Addresses: a bad one is named by its place (counted from 1), a good list is saved alone.
+    await page.getByLabel('Notices of new sign-ups').selectOption('off');
+    await page.getByLabel('Send notices to (one address a line, up to 20)').fill('founder@example.com\nnot-an-address');
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByText('notifyEmails #2').waitFor();
+    await page.getByLabel('Send notices to (one address a line, up to 20)').fill('founder@example.com\nsales@example.com');
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByText('Email settings saved.').waitFor();
+    expect(bodies.at(-1)).toEqual({ notifyEmails: ['founder@example.com', 'sales@example.com'] });
+    const after = (await admin.get(`/api/project/${p.projectId}/settings`)).body.data;
+    expect(after).toMatchObject({
+      welcomeEmail: false,
+      notify: 'off',
+      pageTitle: 'Elsewhere',
+      notifyEmails: ['founder@example.com', 'sales@example.com'],
+    });
+  });
+
+  it('Sign-up page tab: join protection (allowed origins, disposable addresses, honeypot) saves only what changed', async () => {
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/signup`);
+    await page.getByRole('heading', { name: 'Join protection' }).waitFor();
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (r) => r.url().endsWith('/settings') && r.method() === 'PUT' && bodies.push(r.postDataJSON()));
+    expect((await admin.put(`/api/project/${p.projectId}/settings`, { captcha: 'pow' })).status).toBe(200);
+    const origins = page.getByLabel(/Sites allowed to send joins/);
+    await origins.fill('https://example.com/some/path\nftp://x');
+    await page.getByRole('button', { name: 'Save join protection' }).click();
+    await expect.poll(() => page.locator('.error').first().textContent()).toMatch(/allowedOrigins #\d/);
+    await origins.fill('https://example.com\nhttp://localhost:3000');
+    await page.getByLabel('Honeypot field name (empty: none)').fill('email');
+    await page.getByRole('button', { name: 'Save join protection' }).click();
+    await expect.poll(() => page.locator('.error').first().textContent()).toContain('honeypotField');
+    await page.getByLabel('Honeypot field name (empty: none)').fill('website');
+    // Keyboard: Space toggles the checkbox, Enter in a field submits the form.
+    await page.getByRole('checkbox', { name: 'Refuse throwaway (disposable) email addresses' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByLabel('Honeypot field name (empty: none)').press('Enter');
+    await page.getByText('Join protection saved.').waitFor();
+    expect(bodies.at(-1)).toEqual({
+      allowedOrigins: ['https://example.com', 'http://localhost:3000'],
+      blockDisposableEmails: true,
+      honeypotField: 'website',
+    });
+    const after = (await admin.get(`/api/project/${p.projectId}/settings`)).body.data;
+    expect(after).toMatchObject({ captcha: 'pow', blockDisposableEmails: true, honeypotField: 'website' });
+    // Taking the honeypot out again sends null.
+    await page.getByLabel('Honeypot field name (empty: none)').fill('');
+    await page.getByRole('button', { name: 'Save join protection' }).click();
+    await expect.poll(() => bodies.at(-1)).toEqual({ honeypotField: null });
+    expect(problems).toEqual([]);
+  });
 });

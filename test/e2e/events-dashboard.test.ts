@@ -65,7 +65,7 @@ describe.skipIf(!HAVE_CHROMIUM)('Webhooks and Email tabs in Chromium', () => {
     await page.getByLabel('Subject').fill('Hi {{name}}, welcome to {{projectName}}');
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.locator('#preview-subject').textContent()).toBe('Hi Ada, welcome to Event Dash');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Template “welcome” saved.').waitFor();
     await page.getByRole('button', { name: 'Back to default' }).click();
     await page.getByText('Template “welcome” is back to the default.').waitFor();

@@ -38,8 +38,8 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard sign-up tab', () => {
     await page.getByLabel('Type').selectOption('select');
     await page.getByLabel('Options (comma-separated)').fill('dev, pm');
     await expect.poll(() => page.locator('.preview').textContent()).toContain('Your role');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.locator('.notice').textContent()).toBe('Saved');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.locator('.notice').first().textContent()).toBe('Saved');
     const s = ok(await owner.get(`/api/project/${P.projectId}/settings`));
     expect(s).toMatchObject({
       pageTitle: 'Early access',

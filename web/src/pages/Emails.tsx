@@ -11,6 +11,7 @@ import {
 import type { Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
 import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Table } from '../ui.js';
+import { EmailSettings } from './SettingsForms.js';
 
 type Draft = { subject: string; text: string; html: string };
 
@@ -66,6 +67,8 @@ export function EmailsTab({ project }: { project: Project }) {
         Emails are sent through the server's SMTP (<code>--smtp-url</code>). Templates use Mustache: <code>{'{{name}}'}</code>,{' '}
         <code>{'{{#name}}…{{/name}}'}</code>.
       </p>
+      <EmailSettings pid={pid} sentEmail={!!log?.some((m) => m.status === 'delivered')} />
+      <h3>Templates</h3>
       <ErrorMsg error={error} />
       <Notice text={notice} />
       {templates === null ? (

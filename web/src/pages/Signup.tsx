@@ -7,6 +7,7 @@ import type { FieldDefinition, SurfaceSettings } from '../../../src/contract/set
 import { api, type Project } from '../api.js';
 import { CopyField, ErrorMsg, Notice } from '../ui.js';
 import { recentKeys, secretKeyNote } from './Keys.js';
+import { JoinProtection } from './SettingsForms.js';
 
 // The shared client (api.ts): a 401 sends the user back to the login page.
 const client = api;
@@ -290,6 +291,7 @@ export function SignupTab({ project }: { project: Project }) {
         </form>
         <Preview project={project} d={draft} />
       </div>
+      <JoinProtection pid={project.projectId} />
       <section class="card stack" aria-labelledby="embed-title">
         <h2 id="embed-title">Put it on your site</h2>
         {secretKeyNote(project.projectId) ? (
