@@ -25,6 +25,16 @@ export const updateWebhookBody = z.strictObject({
   events: events.optional(),
   enabled: z.boolean('enabled must be true or false').optional(),
 });
+/** The longest a rotated-out secret keeps signing: 7 days (default 1 day). */
+export const KEEP_PREVIOUS_MAX_SEC = 604_800;
+export const KEEP_PREVIOUS_DEFAULT_SEC = 86_400;
+export const rotateWebhookSecretBody = z.strictObject({
+  keepPreviousFor: z
+    .int('keepPreviousFor must be a whole number of seconds')
+    .min(0, 'keepPreviousFor must be at least 0')
+    .max(KEEP_PREVIOUS_MAX_SEC, `keepPreviousFor must be at most ${KEEP_PREVIOUS_MAX_SEC} (7 days)`)
+    .optional(),
+});
 export type CreateWebhookBody = z.infer<typeof createWebhookBody>;
 export type UpdateWebhookBody = z.infer<typeof updateWebhookBody>;
 
@@ -62,6 +72,10 @@ export interface Webhook {
 /** The create response: the only time `secret` is shown. */
 export interface WebhookCreated extends Webhook {
   secret: string;
+}
+/** A rotation's answer: the new secret (shown once) and until when the replaced one still signs. */
+export interface WebhookRotated extends WebhookCreated {
+  previousSecretExpiresAt: string | null;
 }
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 /** Where a send stands (a webhook delivery or an email: the same outbox row): its attempts and the next one. */

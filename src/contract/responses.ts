@@ -17,6 +17,7 @@ import {
   type Templates,
   type Webhook,
   type WebhookCreated,
+  type WebhookRotated,
 } from './events.js';
 import {
   ENTRY_STATUSES,
@@ -149,6 +150,14 @@ export const webhookSchema = z
 export const webhookCreatedSchema = webhookSchema
   .extend({ secret: z.string().describe('The `whsec_…` signing secret: shown in this response only, never again') })
   .meta({ id: 'WebhookCreated' });
+
+export const webhookRotatedSchema = webhookCreatedSchema
+  .extend({
+    previousSecretExpiresAt: isoOrNull.describe(
+      'Until when the replaced secret signs beside the new one; null when it was dropped at once',
+    ),
+  })
+  .meta({ id: 'WebhookRotated' });
 
 const deliveryStatus = z.enum(['pending', 'delivered', 'failed']);
 const attemptFields = {
@@ -343,6 +352,7 @@ agree<Same<z.output<typeof statsSchema>, Stats>>();
 agree<Same<z.output<typeof projectSettingsSchema>, ProjectSettings>>();
 agree<Same<z.output<typeof webhookSchema>, Webhook>>();
 agree<Same<z.output<typeof webhookCreatedSchema>, WebhookCreated>>();
+agree<Same<z.output<typeof webhookRotatedSchema>, WebhookRotated>>();
 agree<Same<z.output<typeof deliverySchema>, Delivery>>();
 agree<Same<z.output<typeof emailLogItemSchema>, EmailLogItem>>();
 agree<Same<z.output<typeof templatesSchema>, Templates>>();

@@ -12,7 +12,7 @@ import { featureSettings } from './settings.js';
 import type { Mailer } from './mailer.js';
 import type { EmailTemplate, EmailVars } from './outbox.js';
 import { effectiveTemplates, renderEmail } from './templates.js';
-import { sendWebhook, type AttemptResult } from './webhook-send.js';
+import { sendWebhook, signingSecrets, type AttemptResult } from './webhook-send.js';
 
 /** Seconds to wait after each failed attempt: 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ 27.6 h in all, 9 attempts). */
 export const RETRY_SCHEDULE_SEC = [10, 60, 300, 1800, 7200, 18_000, 36_000, 36_000];
@@ -152,7 +152,7 @@ export class Dispatcher {
     if (!d.webhook || d.payload === null || !d.eventId)
       return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
     if (!d.webhook.enabled) return { ok: false, statusCode: null, error: DISABLED, final: true };
-    return sendWebhook(d.webhook.url, d.webhook.secret, d.eventId, d.payload, this.opts.allowPrivateWebhooks);
+    return sendWebhook(d.webhook.url, signingSecrets(d.webhook), d.eventId, d.payload, this.opts.allowPrivateWebhooks);
   }
 
   private async sendEmail(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {

@@ -25,10 +25,23 @@ export interface AttemptResult {
   error: string | null;
 }
 
-/** Sends one signed POST; never throws. */
+/**
+ * The secrets a delivery is signed with at `now`: the webhook's secret, and the one its last rotation
+ * replaced until that one expires.
+ */
+export function signingSecrets(
+  w: { secret: string; previousSecret: string | null; previousSecretExpiresAt: number | null },
+  now = Date.now(),
+): string[] {
+  return w.previousSecret && w.previousSecretExpiresAt !== null && now < w.previousSecretExpiresAt
+    ? [w.secret, w.previousSecret]
+    : [w.secret];
+}
+
+/** Sends one POST signed with each of `secrets` (space-separated signatures); never throws. */
 export async function sendWebhook(
   urlText: string,
-  secret: string,
+  secrets: readonly string[],
   eventId: string,
   body: string,
   allowPrivate: boolean,
@@ -54,7 +67,7 @@ export async function sendWebhook(
     'user-agent': 'waitlist-webhooks/1',
     'webhook-id': eventId,
     'webhook-timestamp': String(ts),
-    'webhook-signature': signWebhook(secret, eventId, ts, body),
+    'webhook-signature': secrets.map((secret) => signWebhook(secret, eventId, ts, body)).join(' '),
   };
   return new Promise<AttemptResult>((resolve) => {
     const mod = url.protocol === 'https:' ? https : http;

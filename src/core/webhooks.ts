@@ -65,6 +65,8 @@ export async function createWebhook(store: Store, projectId: string, body: Creat
     enabled: true,
     createdAt: now,
     updatedAt: now,
+    previousSecret: null,
+    previousSecretExpiresAt: null,
   };
   await store.events.insertWebhook(row);
   return row;
@@ -91,6 +93,24 @@ export async function updateWebhook(store: Store, projectId: string, webhookId: 
   const w = await store.events.updateWebhook(projectId, webhookId, patch, Date.now());
   if (!w) throw notFound('Webhook');
   return w;
+}
+
+/**
+ * Gives the webhook a new secret (answered once). The secret it replaces keeps signing beside the new
+ * one for `keepPreviousSec` seconds (every delivery carries both signatures, as the Standard Webhooks
+ * specification allows), so a receiver switches without missing one; 0 drops it at once.
+ */
+export async function rotateWebhookSecret(store: Store, projectId: string, webhookId: string, keepPreviousSec: number) {
+  const w = await getWebhook(store, projectId, webhookId);
+  const now = Date.now();
+  const patch: WebhookPatch = {
+    secret: newWebhookSecret(),
+    previousSecret: keepPreviousSec > 0 ? w.secret : null,
+    previousSecretExpiresAt: keepPreviousSec > 0 ? now + keepPreviousSec * 1000 : null,
+  };
+  const row = await store.events.updateWebhook(projectId, webhookId, patch, now);
+  if (!row) throw notFound('Webhook');
+  return row;
 }
 
 export async function deleteWebhook(store: Store, projectId: string, webhookId: string) {

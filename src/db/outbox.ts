@@ -72,9 +72,14 @@ export interface WebhookRow {
   enabled: boolean;
   createdAt: number;
   updatedAt: number;
+  /** The secret the last rotation replaced: it signs too until previousSecretExpiresAt. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
 }
 
-export type WebhookPatch = Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>;
+export type WebhookPatch = Partial<
+  Pick<WebhookRow, 'url' | 'events' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>
+>;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -113,7 +118,7 @@ export interface EventRow {
 export interface ClaimedDelivery extends DeliveryRow {
   lease: number;
   payload: string | null;
-  webhook: Pick<WebhookRow, 'url' | 'secret' | 'enabled'> | null;
+  webhook: Pick<WebhookRow, 'url' | 'secret' | 'enabled' | 'previousSecret' | 'previousSecretExpiresAt'> | null;
 }
 
 export interface DeliveryOutcome {

@@ -31,6 +31,8 @@ beforeAll(async () => {
     enabled: true,
     createdAt: Date.now(),
     updatedAt: Date.now(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
   });
 });
 afterAll(async () => dispose?.());
@@ -146,6 +148,8 @@ describe(`outbox on ${DIALECT}`, () => {
       enabled: true,
       createdAt: Date.now(),
       updatedAt: Date.now(),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
     };
     await store.events.insertWebhook(hook);
     let e!: { id: string };
@@ -201,6 +205,8 @@ describe(`outbox on ${DIALECT}`, () => {
       enabled: true,
       createdAt: Date.now(),
       updatedAt: Date.now(),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
     });
     const later = await joinMany('j');
     await store.events.fanOut(1000, () => []);
@@ -222,6 +228,8 @@ describe(`outbox on ${DIALECT}`, () => {
         enabled,
         createdAt: Date.now(),
         updatedAt: Date.now(),
+        previousSecret: null,
+        previousSecretExpiresAt: null,
       });
     await hook('wh_o4a', ['entry.created']);
     await hook('wh_o4b', ['entry.deleted', 'entry.created']);

@@ -3,6 +3,7 @@
 // join delivered after a 500 (retry with backoff), the delivery log, manual retry, test ping, 404 for
 // another user's webhook, bad URLs → 400 naming url, SSRF refusal without --allow-private-webhooks
 // (at create, and at send time after a restart without the flag).
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fails, ISO_RE, issuePaths, ok } from '../helpers/api.js';
 import { dbQuery, sha256 } from '../helpers/lifecycle.js';
@@ -165,30 +166,51 @@ describe(`webhooks on ${DIALECT}`, () => {
     fails(await c.post(`${hooks()}/${hookId}/deliveries/dlv_nope/retry`), 404, 'not_found');
   });
 
+  it('rotates the secret: the new one shown once, both signing for keepPreviousFor, then the new one alone', async () => {
+    const signatures = (m: { headers: Record<string, string> }) => m.headers['webhook-signature']!.split(' ');
+    const pingWith = async (verifyAs: string) => {
+      rx.setSecret(verifyAs);
+      const d = ok(await c.post(`${hooks()}/${hookId}/test`));
+      expect(d).toMatchObject({ status: 'delivered' });
+      return rx.received.find((m) => m.id === d.eventId)!;
+    };
+    const first = secret;
+    const r = ok(await c.post(`${hooks()}/${hookId}/rotate-secret`));
+    expect(r.secret).toMatch(/^whsec_/);
+    expect(r.secret).not.toBe(first);
+    expect(Date.parse(r.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(86_390_000);
+    expect(Date.parse(r.previousSecretExpiresAt) - Date.now()).toBeLessThanOrEqual(86_400_000);
+    expect(ok(await c.get(`${hooks()}/${hookId}`))).not.toHaveProperty('secret');
+    // Both sign: a receiver still on the old secret and one on the new both verify the same delivery.
+    const both = await pingWith(first);
+    expect(signatures(both)).toHaveLength(2);
+    const raw = JSON.stringify(both.body);
+    expect(() => new Webhook(r.secret).verify(raw, both.headers)).not.toThrow();
+    // keepPreviousFor 0: the previous one is dropped at once.
+    const r2 = ok(await c.req('POST', `${hooks()}/${hookId}/rotate-secret`, { keepPreviousFor: 0 }));
+    expect(r2.previousSecretExpiresAt).toBeNull();
+    const alone = await pingWith(r2.secret);
+    expect(signatures(alone)).toHaveLength(1);
+    expect(() => new Webhook(r.secret).verify(JSON.stringify(alone.body), alone.headers)).toThrow();
+    // Bad bodies name the field; another user's webhook is 404.
+    expect(issuePaths(await c.req('POST', `${hooks()}/${hookId}/rotate-secret`, { keepPreviousFor: -1 }))).toEqual(['keepPreviousFor']);
+    expect(issuePaths(await c.req('POST', `${hooks()}/${hookId}/rotate-secret`, { keepPreviousFor: 604_801 }))).toEqual([
+      'keepPreviousFor',
+    ]);
+    expect(issuePaths(await c.req('POST', `${hooks()}/${hookId}/rotate-secret`, { keep: 1 }))).toEqual(['keep']);
+    fails(await (await signedUp(srv.url)).post(`${hooks()}/${hookId}/rotate-secret`), 404, 'not_found');
+    // The secrets appear in their own rotation responses only.
+    for (const s of [r.secret, r2.secret]) {
+      expect(responseLog.filter((x) => x.text.includes(s) && !x.path.endsWith('/rotate-secret'))).toEqual([]);
+    }
+    rx.setSecret(r2.secret);
+  });
+
   it('updates url, events and enabled; filters by event type; a disabled webhook gets nothing', async () => {
     const u = ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.deleted'] }));
     expect(u.events).toEqual(['entry.deleted']);
-    // A delivery waiting for its retry (the receiver answered 500) is given up at once when the webhook
-    // is disabled, not left pending until its next attempt.
-    rx.answer = () => 500;
-    ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.created', 'entry.deleted'] }));
-    ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('retrying') }), 201);
-    const retrying = await waitFor(
-      async () => {
-        const l = ok(await c.get(`${hooks()}/${hookId}/deliveries`));
-        return l.items.find(
-          (d: any) => d.type === 'entry.created' && d.status === 'pending' && d.attempts === 1 && d.lastStatusCode === 500,
-        );
-      },
-      15_000,
-      'a delivery waiting for its retry',
-    );
     const u2 = ok(await c.put(`${hooks()}/${hookId}`, { enabled: false }));
     expect(u2.enabled).toBe(false);
-    const given = ok(await c.get(`${hooks()}/${hookId}/deliveries`)).items.find((d: any) => d.deliveryId === retrying.deliveryId);
-    expect(given).toMatchObject({ status: 'failed', lastError: 'webhook is disabled', nextAttemptAt: null, attempts: 1 });
-    rx.answer = () => 200;
-    ok(await c.req('PATCH', `${hooks()}/${hookId}`, { events: ['entry.deleted'] }));
     ok(await c.put(`${hooks()}/${hookId}`, { enabled: true }));
     const before = rx.received.length;
     const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('filter') }), 201);
@@ -200,6 +222,32 @@ describe(`webhooks on ${DIALECT}`, () => {
     );
     expect(del).toBeTruthy();
     expect(rx.received.slice(before).filter((m) => m.type === 'entry.created')).toHaveLength(0);
+  });
+
+  it('disabling a webhook gives up its deliveries waiting for a retry at once', async () => {
+    // Its own server with the default schedule (the next attempt 10 s away) and a receiver that fails.
+    const own = await startServer({ args: ['--allow-private-webhooks'] });
+    const failing = await startHookReceiver();
+    onTestFinished(async () => {
+      await own.stop();
+      cleanup(own);
+      await failing.close();
+    });
+    failing.answer = () => 500;
+    const oc = await signedUp(own.url);
+    const op = await projectWithKey(oc);
+    const h = ok(await oc.post(`/api/project/${op.projectId}/webhooks`, { url: failing.url }), 201);
+    failing.setSecret(h.secret);
+    ok(await postJoin(own.url, op.slug, op.key, { email: uniqueEmail('retrying') }), 201);
+    const log = `/api/project/${op.projectId}/webhooks/${h.webhookId}/deliveries`;
+    const retrying = await waitFor(
+      async () => ok(await oc.get(log)).items.find((d: any) => d.status === 'pending' && d.attempts === 1 && d.lastStatusCode === 500),
+      15_000,
+      'a delivery waiting for its retry',
+    );
+    ok(await oc.put(`/api/project/${op.projectId}/webhooks/${h.webhookId}`, { enabled: false }));
+    const given = ok(await oc.get(log)).items.find((d: any) => d.deliveryId === retrying.deliveryId);
+    expect(given).toMatchObject({ status: 'failed', lastError: 'webhook is disabled', nextAttemptAt: null, attempts: 1 });
   });
 
   it("answers 404 for another user's webhooks and after delete", async () => {

@@ -88,6 +88,8 @@ describe('fan-out plan', () => {
     enabled: true,
     createdAt: 0,
     updatedAt: 0,
+    previousSecret: null,
+    previousSecretExpiresAt: null,
   });
   const project = (settings: object): ProjectRow => ({
     id: 'prj_1',

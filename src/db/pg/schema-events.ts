@@ -19,6 +19,9 @@ export const webhooks = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
+    // After a rotation, the replaced secret signs too until it expires (migrations/pg/0011).
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: ms('previous_secret_expires_at'),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId, t.id)],
 );

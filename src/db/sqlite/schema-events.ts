@@ -17,6 +17,9 @@ export const webhooks = sqliteTable(
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    // After a rotation, the replaced secret signs too until it expires (migrations/sqlite/0014).
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId, t.id)],
 );

@@ -67,9 +67,16 @@ import {
   renderedEmailSchema,
   templatesSchema,
   webhookCreatedSchema,
+  webhookRotatedSchema,
   webhookSchema,
 } from '../../contract/responses.js';
-import { createWebhookBody, previewTemplateBody, putTemplatesBody, updateWebhookBody } from '../../contract/events.js';
+import {
+  createWebhookBody,
+  previewTemplateBody,
+  putTemplatesBody,
+  rotateWebhookSecretBody,
+  updateWebhookBody,
+} from '../../contract/events.js';
 import { inviteBody, redeemBody, tokenBody } from '../../contract/lifecycle.js';
 import type { ErrorCode } from '../../contract/types.js';
 import type { AltchaChallenge } from '../../core/captcha.js';
@@ -519,6 +526,15 @@ export const ROUTES: ApiRoute[] = [
     deliverySchema,
   ),
   onProject('post', '/api/project/:projectId/webhooks/:webhookId/test', 'testWebhook', 'Webhooks', 'Send a test ping', deliverySchema),
+  onProject(
+    'post',
+    '/api/project/:projectId/webhooks/:webhookId/rotate-secret',
+    'rotateWebhookSecret',
+    'Webhooks',
+    'Give the webhook a new secret (shown once); the old one signs beside it for keepPreviousFor seconds (default 86400)',
+    webhookRotatedSchema,
+    { body: rotateWebhookSecretBody },
+  ),
 
   // ---- sign-up surface (docs/signup.md) ----
   preflight('/v1/waitlist/:slug/challenge', 'preflightChallenge', 'Sign-up surface'),

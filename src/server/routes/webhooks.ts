@@ -1,5 +1,5 @@
 // Webhooks of one of the user's projects (session; another user's project or webhook is 404).
-// The secret appears only in createWebhook's response.
+// The secret appears only in createWebhook's and rotateWebhookSecret's responses.
 //   GET    /api/project/:projectId/webhooks                                         listWebhooks
 //   POST   /api/project/:projectId/webhooks                                         createWebhook
 //   GET    /api/project/:projectId/webhooks/:webhookId                              getWebhook
@@ -8,14 +8,15 @@
 //   GET    /api/project/:projectId/webhooks/:webhookId/deliveries                   listDeliveries
 //   POST   /api/project/:projectId/webhooks/:webhookId/deliveries/:deliveryId/retry retryDelivery
 //   POST   /api/project/:projectId/webhooks/:webhookId/test                         testWebhook
+//   POST   /api/project/:projectId/webhooks/:webhookId/rotate-secret                rotateWebhookSecret
 //   GET    /api/project/:projectId/emails                                           listEmails (the email log)
 import type { Polka } from 'polka';
-import { createWebhookBody, updateWebhookBody } from '../../contract/events.js';
+import { createWebhookBody, KEEP_PREVIOUS_DEFAULT_SEC, rotateWebhookSecretBody, updateWebhookBody } from '../../contract/events.js';
 import { pageQuery } from '../../contract/schemas.js';
 import { getProject } from '../../core/projects.js';
 import * as hooks from '../../core/webhooks.js';
 import { userOf, type Deps, type Req } from '../context.js';
-import { parseQuery, readJson, send } from '../http.js';
+import { hasBody, parseQuery, readJson, send } from '../http.js';
 import { pageArgs, pageOf } from '../paging.js';
 
 const READ_ONLY = ['webhookId', 'secret', 'createdAt', 'updatedAt'];
@@ -71,6 +72,19 @@ export function webhookRoutes(app: Polka<Req>, { store, dispatcher, options }: D
     const p = await project(req);
     const d = await hooks.retryDelivery(store, dispatcher, p.id, req.params.webhookId!, req.params.deliveryId!);
     send(res, 200, d.status === 'delivered' ? 'Delivered' : 'Delivery attempted', hooks.toDelivery(d));
+  });
+
+  app.post(`${base}/:webhookId/rotate-secret`, async (req, res) => {
+    const p = await project(req);
+    await hooks.getWebhook(store, p.id, req.params.webhookId!); // 404 before 400
+    const body = hasBody(req) ? await readJson(req, rotateWebhookSecretBody) : {};
+    const keep = body.keepPreviousFor ?? KEEP_PREVIOUS_DEFAULT_SEC;
+    const w = await hooks.rotateWebhookSecret(store, p.id, req.params.webhookId!, keep);
+    send(res, 200, 'Secret rotated; store the new one now, it is not shown again', {
+      ...hooks.toWebhook(w),
+      secret: w.secret,
+      previousSecretExpiresAt: w.previousSecretExpiresAt === null ? null : new Date(w.previousSecretExpiresAt).toISOString(),
+    });
   });
 
   app.post(`${base}/:webhookId/test`, async (req, res) => {
