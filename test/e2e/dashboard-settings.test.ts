@@ -233,4 +233,15 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () =
     await expect.poll(() => bodies.at(-1)).toEqual({ honeypotField: null });
     expect(problems).toEqual([]);
   });
+
+  it('Stats: entries by status and how many came through a referral', async () => {
+    const api = (await admin.get(`/api/project/${p.projectId}/stats`)).body.data;
+    expect(api.byStatus).toEqual({ pending: 0, waiting: 3, invited: 2, accepted: 0 });
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/stats`);
+    await page.getByRole('heading', { name: 'By status' }).waitFor();
+    for (const [status, n] of Object.entries(api.byStatus)) {
+      expect(await page.locator(`li[data-status="${status}"]`).textContent()).toBe(`${n} ${status}`);
+    }
+    expect(await page.locator('#stats-referred').textContent()).toBe('1 of 5 came through a referral (20 %).');
+  });
 });

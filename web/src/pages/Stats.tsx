@@ -1,4 +1,4 @@
-// Stats of a project: totals, signups per day over the last 30 UTC days (an SVG drawn here), top sources and countries.
+// Stats of a project: totals, entries by status and how many were referred, signups per day over the last 30 UTC days (an SVG drawn here), top sources and countries.
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Project, type Stats } from '../api.js';
 import { ErrorMsg } from '../ui.js';
@@ -39,6 +39,24 @@ export function StatsTab({ project }: { project: Project }) {
           <span class="big">{stats.today}</span> today (UTC)
         </li>
       </ul>
+      {stats.byStatus ? (
+        <div class="card">
+          <h3 id="status-title">By status</h3>
+          <ul class="totals four" aria-labelledby="status-title">
+            {(['pending', 'waiting', 'invited', 'accepted'] as const).map((s) => (
+              <li key={s} data-status={s}>
+                <span class="big">{stats.byStatus![s]}</span> {s}
+              </li>
+            ))}
+          </ul>
+          {stats.referred !== undefined ? (
+            <p id="stats-referred">
+              <strong>{stats.referred}</strong> of {stats.total} came through a referral
+              {stats.total ? ` (${Math.round((100 * stats.referred) / stats.total)} %)` : ''}.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
       <div class="card">
         <h3 id="chart-title">Signups per day, last 30 days</h3>
         <DayChart perDay={stats.perDay} />
