@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
+import { startHookReceiver, startMailReceiver, waitFor } from '../helpers/receivers.js';
 import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
@@ -243,5 +244,62 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () =
       expect(await page.locator(`li[data-status="${status}"]`).textContent()).toBe(`${n} ${status}`);
     }
     expect(await page.locator('#stats-referred').textContent()).toBe('1 of 5 came through a referral (20 %).');
+  });
+
+  it('pages the webhook delivery log and the email log; with SMTP the Email tab says the server sends email', async () => {
+    const mail = await startMailReceiver();
+    const rx = await startHookReceiver();
+    const smtp = await startServer({
+      args: ['--allow-private-webhooks', '--smtp-url', `smtp://127.0.0.1:${mail.port}`, '--mail-from', 'T <t@example.com>'],
+    });
+    const c2 = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
+    try {
+      const owner = await signedUp(smtp.url, 'paging@example.com', password);
+      const q = await projectWithKey(owner, 'Paging');
+      const hook = await owner.post(`/api/project/${q.projectId}/webhooks`, { url: rx.url, events: ['entry.invited'] });
+      expect(hook.status).toBe(201);
+      rx.setSecret(hook.body.data.secret);
+      for (let i = 0; i < 21; i++)
+        expect((await owner.post(`/api/project/${q.projectId}/webhooks/${hook.body.data.webhookId}/test`)).status).toBe(200);
+      expect((await owner.put(`/api/project/${q.projectId}/settings`, { welcomeEmail: true })).status).toBe(200);
+      for (let i = 0; i < 21; i++) expect((await postJoin(smtp.url, q.slug, q.key, { email: uniqueEmail(`m${i}`) })).status).toBe(201);
+      await waitFor(async () => {
+        const log = (await owner.get(`/api/project/${q.projectId}/emails?limit=100`)).body.data;
+        return log.total === 21 && log.items.every((m: { status: string }) => m.status === 'delivered');
+      }, 30_000);
+
+      const [name, value] = owner.cookie.split('=') as [string, string];
+      await c2.addCookies([{ name, value, url: smtp.url }]);
+      const pg = await c2.newPage();
+      pg.setDefaultTimeout(10_000);
+      await pg.goto(`${smtp.url}/#/projects/${q.projectId}/webhooks`);
+      await pg.getByRole('button', { name: 'Deliveries' }).click();
+      const deliveries = pg.getByRole('navigation', { name: `Delivery pages of ${rx.url}` });
+      await deliveries.getByText('21 deliveries · page 1 of 2').waitFor();
+      expect(await pg.locator('.deliveries tbody tr').count()).toBe(20);
+      await deliveries.getByRole('button', { name: 'Next' }).click();
+      await deliveries.getByText('page 2 of 2').waitFor();
+      await expect.poll(() => pg.locator('.deliveries tbody tr').count()).toBe(1);
+      // A ping goes back to the first page, where it is listed first.
+      await pg.getByRole('button', { name: 'Send test ping' }).click();
+      await deliveries.getByText('22 deliveries · page 1 of 2').waitFor();
+
+      await pg.goto(`${smtp.url}/#/projects/${q.projectId}/emails`);
+      const emails = pg.getByRole('navigation', { name: 'Email log pages' });
+      await emails.getByText('21 emails · page 1 of 2').waitFor();
+      await emails.getByRole('button', { name: 'Next' }).focus();
+      await pg.keyboard.press('Enter');
+      await emails.getByText('page 2 of 2').waitFor();
+      await expect.poll(() => pg.getByRole('table', { name: 'Emails' }).locator('tbody tr').count()).toBe(1);
+      await emails.getByRole('button', { name: 'Previous' }).click();
+      await emails.getByText('page 1 of 2').waitFor();
+      await pg.getByText('This server sends email: the email log below has delivered emails.').waitFor();
+    } finally {
+      await c2.close();
+      await smtp.stop();
+      cleanup(smtp);
+      await rx.close();
+      await mail.close();
+    }
   });
 });

@@ -8,9 +8,12 @@ import {
   type RenderedEmail,
   type Templates,
 } from '../../../src/contract/events.js';
-import type { Project } from '../api.js';
+import type { Page, Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
-import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Table } from '../ui.js';
+import { attempt, ErrorMsg, fmtDate, Loaded, Notice, Pager, Table } from '../ui.js';
+
+/** Emails per page of the email log. */
+const EMAILS_PER_PAGE = 20;
 import { EmailSettings } from './SettingsForms.js';
 
 type Draft = { subject: string; text: string; html: string };
@@ -23,14 +26,16 @@ export function EmailsTab({ project }: { project: Project }) {
   // Unsaved edits per template: switching templates keeps them (the selector marks them "unsaved").
   const [drafts, setDrafts] = useState<Partial<Record<EmailTemplateName, Draft>>>({});
   const [preview, setPreview] = useState<RenderedEmail | null>(null);
-  const [log, setLog] = useState<EmailLogItem[] | null>(null);
+  const [logPage, setLogPage] = useState(1);
+  const [logData, setLogData] = useState<Page<EmailLogItem> | null>(null);
+  const log = logData && logData.items;
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
 
   useEffect(() => {
     client.getTemplates(pid).then(setTemplates, setError);
-    client.listEmails(pid, { limit: 50 }).then((p) => setLog(p.items), setError);
   }, [pid]);
+  useEffect(() => void client.listEmails(pid, { page: logPage, limit: EMAILS_PER_PAGE }).then(setLogData, setError), [pid, logPage]);
   useEffect(() => setPreview(null), [name]);
   const saved = (t: EmailTemplateName): Draft =>
     templates ? { subject: templates[t].subject, text: templates[t].text, html: templates[t].html } : { subject: '', text: '', html: '' };
@@ -131,7 +136,7 @@ export function EmailsTab({ project }: { project: Project }) {
           ) : null}
         </form>
       )}
-      <h3>Email log</h3>
+      <h3 id="email-log-title">Email log</h3>
       <Loaded items={log} empty="No emails yet.">
         {(rows) => (
           <Table
@@ -149,6 +154,11 @@ export function EmailsTab({ project }: { project: Project }) {
           />
         )}
       </Loaded>
+      {logData ? (
+        <Pager label="Email log pages" page={logPage} totalPages={logData.totalPages} total={logData.total} onPage={setLogPage}>
+          {logData.total} emails · page {logData.page} of {logData.totalPages}
+        </Pager>
+      ) : null}
     </section>
   );
 }

@@ -1,10 +1,13 @@
 // Webhooks of a project: create (the signing secret is shown once), list, enable/disable, test ping,
 // delete, and each webhook's delivery log with status and a retry button. Calls src/client.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Delivery, Webhook, WebhookCreated } from '../../../src/contract/events.js';
-import type { Project } from '../api.js';
+import type { Page, Project } from '../api.js';
 import { eventsClient } from '../events-client.js';
-import { attempt, ConfirmDialog, ErrorMsg, fmtDate, Loaded, Notice, ShownOnce, Table } from '../ui.js';
+import { attempt, ConfirmDialog, ErrorMsg, fmtDate, Loaded, Notice, Pager, ShownOnce, Table } from '../ui.js';
+
+/** Deliveries per page of a webhook's log. */
+export const DELIVERIES_PER_PAGE = 20;
 
 export function WebhooksTab({ project }: { project: Project }) {
   const pid = project.projectId;
@@ -142,9 +145,19 @@ export function WebhooksTab({ project }: { project: Project }) {
 
 function Deliveries({ pid, hook, version, onError }: { pid: string; hook: Webhook; version: number; onError: (e: unknown) => void }) {
   const client = eventsClient();
-  const [items, setItems] = useState<Delivery[] | null>(null);
-  const load = () => client.listDeliveries(pid, hook.webhookId, { limit: 50 }).then((p) => setItems(p.items), onError);
-  useEffect(() => void load(), [hook.webhookId, version]);
+  const [data, setData] = useState<Page<Delivery> | null>(null);
+  const [page, setPage] = useState(1);
+  const items = data && data.items;
+  const seq = useRef(0);
+  const load = (p = page) => {
+    const mine = ++seq.current; // an answer to an older request (another page) is dropped
+    return client
+      .listDeliveries(pid, hook.webhookId, { page: p, limit: DELIVERIES_PER_PAGE })
+      .then((d) => void (mine === seq.current && setData(d)), onError);
+  };
+  // A ping (a new version) shows the first page, where the newest delivery is.
+  useEffect(() => setPage(1), [version]);
+  useEffect(() => void load(page), [hook.webhookId, version, page]);
   const retry = async (d: Delivery) => {
     try {
       await client.retryDelivery(pid, hook.webhookId, d.deliveryId);
@@ -154,35 +167,42 @@ function Deliveries({ pid, hook, version, onError }: { pid: string; hook: Webhoo
     }
   };
   return (
-    <Loaded items={items} empty="No deliveries yet.">
-      {(rows) => (
-        <Table
-          caption={`Deliveries of ${hook.url}`}
-          rows={rows}
-          rowKey={(d) => d.deliveryId}
-          rowAttrs={(d) => ({ 'data-status': d.status })}
-          columns={[
-            {
-              label: 'Event',
-              cell: (d) => (
-                <>
-                  {d.type} <code class="muted">{d.eventId}</code>
-                </>
-              ),
-            },
-            { label: 'Status', cell: (d) => d.status },
-            { label: 'Attempts', cell: (d) => d.attempts },
-            { label: 'Last answer', cell: (d) => d.lastError ?? (d.lastStatusCode === null ? '' : `HTTP ${d.lastStatusCode}`) },
-            { label: 'Next attempt', cell: (d) => (d.nextAttemptAt ? fmtDate(d.nextAttemptAt) : '') },
-            { label: 'Created', cell: (d) => fmtDate(d.createdAt) },
-          ]}
-          actions={(d) => (
-            <button type="button" class="small" onClick={() => void retry(d)} aria-label={`Retry delivery ${d.deliveryId}`}>
-              Retry
-            </button>
-          )}
-        />
-      )}
-    </Loaded>
+    <div class="deliveries">
+      <Loaded items={items} empty="No deliveries yet.">
+        {(rows) => (
+          <Table
+            caption={`Deliveries of ${hook.url}`}
+            rows={rows}
+            rowKey={(d) => d.deliveryId}
+            rowAttrs={(d) => ({ 'data-status': d.status })}
+            columns={[
+              {
+                label: 'Event',
+                cell: (d) => (
+                  <>
+                    {d.type} <code class="muted">{d.eventId}</code>
+                  </>
+                ),
+              },
+              { label: 'Status', cell: (d) => d.status },
+              { label: 'Attempts', cell: (d) => d.attempts },
+              { label: 'Last answer', cell: (d) => d.lastError ?? (d.lastStatusCode === null ? '' : `HTTP ${d.lastStatusCode}`) },
+              { label: 'Next attempt', cell: (d) => (d.nextAttemptAt ? fmtDate(d.nextAttemptAt) : '') },
+              { label: 'Created', cell: (d) => fmtDate(d.createdAt) },
+            ]}
+            actions={(d) => (
+              <button type="button" class="small" onClick={() => void retry(d)} aria-label={`Retry delivery ${d.deliveryId}`}>
+                Retry
+              </button>
+            )}
+          />
+        )}
+      </Loaded>
+      {data ? (
+        <Pager label={`Delivery pages of ${hook.url}`} page={page} totalPages={data.totalPages} total={data.total} onPage={setPage}>
+          {data.total} deliveries · page {data.page} of {data.totalPages}
+        </Pager>
+      ) : null}
+    </div>
   );
 }
