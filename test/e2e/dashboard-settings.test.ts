@@ -11,6 +11,7 @@ import { type Client, cleanup, postJoin, projectWithKey, signedUp, startServer, 
 
 // page.evaluate callbacks run in the browser (the test files compile without lib.dom).
 declare const document: any;
+declare const getComputedStyle: any;
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () => {
   let srv: TestServer;
@@ -300,6 +301,67 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard settings and views in Chromium', () =
       cleanup(smtp);
       await rx.close();
       await mail.close();
+    }
+  });
+
+  it('at 375 px the tab bar shows it scrolls and keeps the current tab in view, and delivery cards fit', async () => {
+    const rx = await startHookReceiver();
+    const phone = await signedInContext(browser, admin, srv.url, {
+      viewport: { width: 375, height: 800 },
+      locale: 'en-GB',
+      timezoneId: 'UTC',
+    });
+    try {
+      const hook = await admin.post(`/api/project/${p.projectId}/webhooks`, { url: rx.url });
+      rx.setSecret(hook.body.data.secret);
+      expect((await admin.post(`/api/project/${p.projectId}/webhooks/${hook.body.data.webhookId}/test`)).status).toBe(200);
+      const pg = await phone.newPage();
+      pg.setDefaultTimeout(10_000);
+      await pg.goto(`${srv.url}/#/projects/${p.projectId}/webhooks`);
+      await pg.getByRole('button', { name: 'Deliveries' }).click();
+      await pg.locator('.deliveries tbody tr').first().waitFor();
+      const tabs = await pg.evaluate(() => {
+        const bar = document.querySelector('.tabs');
+        const cur = bar.querySelector('[aria-current="page"]').getBoundingClientRect();
+        const box = bar.getBoundingClientRect();
+        return {
+          scrolls: bar.scrollWidth > bar.clientWidth,
+          shadows: getComputedStyle(bar).backgroundImage.split('gradient').length - 1,
+          currentInView: cur.left >= box.left - 1 && cur.right <= box.right + 1,
+        };
+      });
+      expect(tabs).toEqual({ scrolls: true, shadows: 4, currentInView: true });
+      // Every cell of the delivery cards fits inside its card; the page does not scroll sideways.
+      const overflow = await pg.evaluate(() =>
+        [...document.querySelectorAll('.deliveries tr')]
+          .filter((tr: any) => {
+            const r = tr.getBoundingClientRect();
+            return [...tr.querySelectorAll('td, td *')].some((el: any) => el.getBoundingClientRect().right > r.right + 1);
+          })
+          .map((tr: any) => tr.textContent),
+      );
+      expect(overflow).toEqual([]);
+      expect(await pg.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    } finally {
+      await phone.close();
+      await rx.close();
+    }
+  });
+
+  it('a deep link opened while signed out is where logging in lands', async () => {
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const pg = await fresh.newPage();
+      pg.setDefaultTimeout(10_000);
+      await pg.goto(`${srv.url}/#/projects/${p.projectId}/stats`);
+      await pg.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();
+      await pg.getByLabel('Email').fill(email);
+      await pg.getByLabel('Password').fill(password);
+      await pg.getByLabel('Password').press('Enter');
+      await pg.getByRole('heading', { name: 'Stats', level: 2 }).waitFor();
+      expect(new URL(pg.url()).hash).toBe(`#/projects/${p.projectId}/stats`);
+    } finally {
+      await fresh.close();
     }
   });
 });

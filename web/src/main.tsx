@@ -1,6 +1,6 @@
 // The dashboard shell: who is signed in, the header, and the hash routes (#/login, #/projects/…).
 import { type JSX, render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, setUnauthorizedHandler, type User } from './api.js';
 import { AuthPage } from './pages/Auth.js';
 import { ProjectPage } from './pages/Project.js';
@@ -16,6 +16,16 @@ function App() {
   const [signupOpen, setSignupOpen] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const route = useHashRoute();
+  // A project page opened while signed out (a deep link): logging in goes to it instead of the project
+  // list. Not the page a dead session left (someone else may log in next).
+  const wanted = useRef<string | null>(null);
+  const remember = () => {
+    if (route[0] === 'projects') wanted.current = `/${route.map(encodeURIComponent).join('/')}`;
+  };
+  const routeKey = route.join('/');
+  useEffect(() => {
+    if (user === null) remember();
+  }, [routeKey]);
 
   useEffect(() => {
     // Any 401 from any tab (every page uses the one client of api.ts): back to the login page, with no
@@ -26,6 +36,7 @@ function App() {
     const signedOut = (status: { hasUsers: boolean; signupOpen: boolean } | null) => {
       setFirstAccount(status?.hasUsers === false);
       setSignupOpen(status?.signupOpen ?? false);
+      remember();
       setUser(null);
     };
     api.authStatus().then(
@@ -74,7 +85,13 @@ function App() {
         mode={mode}
         first={firstAccount}
         signupOpen={signupOpen}
-        onSignedIn={(u) => (setFirstAccount(false), setError(null), setUser(u), go('/projects'))}
+        onSignedIn={(u) => {
+          setFirstAccount(false);
+          setError(null);
+          setUser(u);
+          go(wanted.current ?? '/projects');
+          wanted.current = null;
+        }}
       />
     );
   } else if (route[0] === 'projects' && route[1]) {

@@ -35,6 +35,10 @@ export function ProjectPage({ projectId, tab, sub }: { projectId: string; tab: s
   useEffect(() => {
     if (loaded) document.querySelector<HTMLElement>('main h1')?.focus();
   }, [loaded]);
+  // On a narrow screen the tab bar scrolls sideways: keep the current tab in view.
+  useEffect(() => {
+    document.querySelector<HTMLElement>('.tabs [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [loaded, tab]);
 
   if (error) {
     return (

@@ -42,7 +42,7 @@ export function StatsTab({ project }: { project: Project }) {
       {stats.byStatus ? (
         <div class="card">
           <h3 id="status-title">By status</h3>
-          <ul class="totals four" aria-labelledby="status-title">
+          <ul class="status-totals" aria-labelledby="status-title">
             {(['pending', 'waiting', 'invited', 'accepted'] as const).map((s) => (
               <li key={s} data-status={s}>
                 <span class="big">{stats.byStatus![s]}</span> {s}
