@@ -19,7 +19,7 @@ export function registerAdmin(program: Command, ctx: CliContext) {
     ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ printf %s "$PASSWORD" | waitlist admin user add --email ops@example.com --password-stdin')
-    .action(async (opts) => (await import('./admin-run.js')).addUser(ctx, dbConfig(opts), opts));
+    .action(async (opts, cmd: Command) => (await import('./admin-run.js')).addUser(ctx, dbConfig(opts, cmd), opts));
 
   addDbOptions(
     user
@@ -30,10 +30,12 @@ export function registerAdmin(program: Command, ctx: CliContext) {
     ctx.env,
   )
     .addHelpText('after', '\nExample:\n  $ waitlist admin user reset-password --email ops@example.com')
-    .action(async (opts) => (await import('./admin-run.js')).resetPassword(ctx, dbConfig(opts), opts));
+    .action(async (opts, cmd: Command) => (await import('./admin-run.js')).resetPassword(ctx, dbConfig(opts, cmd), opts));
 
   const project = admin.command('project').description('Manage projects across all users');
   addDbOptions(project.command('restore <projectId>').description('Bring back a soft-deleted project with its keys and entries'), ctx.env)
     .addHelpText('after', '\nExample:\n  $ waitlist admin project restore prj_01JD3X…')
-    .action(async (projectId: string, opts) => (await import('./admin-run.js')).restoreProject(ctx, dbConfig(opts), projectId));
+    .action(async (projectId: string, opts, cmd: Command) =>
+      (await import('./admin-run.js')).restoreProject(ctx, dbConfig(opts, cmd), projectId),
+    );
 }

@@ -206,7 +206,7 @@ Examples:
   addDbOptions(cmd).action(async (opts) => {
     const { runServe } = await import('./serve-run.js');
     await runServe({
-      ...dbConfig(opts),
+      ...dbConfig(opts, cmd),
       pg: {
         poolSize: intArg('--pg-pool-size', 1, 1000)(opts.pgPoolSize),
         connectTimeoutMs: secondsArg('--pg-connect-timeout', 0.1, 600)(opts.pgConnectTimeout),
