@@ -41,6 +41,7 @@ import type {
   UpdateWebhookBody,
   Webhook,
   WebhookCreated,
+  WebhookRotated,
 } from '../contract/events.js';
 import type { ImportResult } from '../contract/responses.js';
 import { SESSION_COOKIE } from '../contract/wire.js';
@@ -55,6 +56,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly issues: Issue[] = [],
+    /** For a `network` error: why the connection failed, its cause's code (`ECONNREFUSED`, `ECONNRESET`…) when it has one. */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -135,9 +138,8 @@ export class WaitlistClient {
       if (deadline?.signal.aborted) {
         throw new ApiError(0, 'timeout', `the server at ${this.server} did not answer within ${this.timeoutMs! / 1000} s`);
       }
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (err as Error).message;
-      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`);
+      const why = networkCause(err);
+      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`, [], why);
     } finally {
       clearTimeout(timer);
     }
@@ -221,20 +223,28 @@ export class WaitlistClient {
     if (this.userAgent) headers['user-agent'] = this.userAgent;
     if (this.session) headers.cookie = `${SESSION_COOKIE}=${this.session}`;
     const query = { format: q.format, dryRun: q.dryRun ? 'true' : undefined, dateFormat: q.dateFormat };
+    const path = `/api/project/${enc(p)}/import`;
     let res: Response;
     try {
       // `duplex` lets Node's fetch stream a request body.
-      res = await fetch(this.url(`/api/project/${enc(p)}/import`, query), {
+      res = await fetch(this.url(path, query), {
         method: 'POST',
         headers,
         body: file,
         duplex: 'half',
       } as RequestInit);
     } catch (err) {
-      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${(err as Error).message})`);
+      const why = networkCause(err);
+      throw new ApiError(0, 'network', `cannot reach the server at ${this.server} (${why})`, [], why);
     }
     if (!res.ok) throw await errorOf(res);
-    return ((await res.json()) as { data: ImportResult }).data;
+    // Like request(): a body that is not JSON, is cut off, or is not a success envelope with an object in
+    // it is a bad response, never a raw parser error or `undefined`.
+    const env = (await res.json().catch(() => null)) as { status?: string; data?: unknown } | null;
+    if (!env || env.status !== 'success' || typeof env.data !== 'object' || env.data === null) {
+      throw new ApiError(res.status, 'bad_response', `unexpected response from ${this.server}${path}`);
+    }
+    return env.data as ImportResult;
   }
   // ---- lifecycle ----
   /** Invites the next `count` waiting entries or the given ones (dryRun: only lists who would be invited). */
@@ -256,6 +266,11 @@ export class WaitlistClient {
   retryDelivery = (p: string, w: string, d: string) =>
     this.request<Delivery>('POST', `/api/project/${enc(p)}/webhooks/${enc(w)}/deliveries/${enc(d)}/retry`);
   testWebhook = (p: string, w: string) => this.request<Delivery>('POST', `/api/project/${enc(p)}/webhooks/${enc(w)}/test`);
+  /** A new signing secret (returned only here); the old one signs beside it for `keepPreviousFor` seconds (server default: a day). */
+  rotateWebhookSecret = (p: string, w: string, body: { keepPreviousFor?: number } = {}) =>
+    this.request<WebhookRotated>('POST', `/api/project/${enc(p)}/webhooks/${enc(w)}/rotate-secret`, {
+      ...(body.keepPreviousFor === undefined ? {} : { body }),
+    });
   listEmails = (p: string, q: { page?: number; limit?: number } = {}) =>
     this.request<Page<EmailLogItem>>('GET', `/api/project/${enc(p)}/emails`, { query: q });
   getTemplates = (p: string) => this.request<Templates>('GET', `/api/project/${enc(p)}/templates`);
@@ -280,6 +295,12 @@ export function sessionFromSetCookie(headers: string[]): string | undefined {
     if (m && m[1]) return decodeURIComponent(m[1]);
   }
   return undefined;
+}
+
+/** Why fetch failed, in a word: the cause's code (`ECONNREFUSED`, `ECONNRESET`, `UND_ERR_SOCKET`), else its message. */
+function networkCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
 }
 
 /** Turns an error response into an ApiError, whatever its body. */

@@ -3,7 +3,7 @@
 // the result: counts, and the bad rows with their line numbers.
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { ApiError, type ImportResult, type WaitlistClient } from '../../client/index.js';
 import { type CliContext, output, sessionClient, type JsonOpt } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -21,15 +21,23 @@ export interface ImportOpts extends JsonOpt {
 export const formatOf = (opts: Pick<ImportOpts, 'format' | 'file'>) =>
   opts.format ?? (['.ndjson', '.jsonl'].includes(extname(opts.file).toLowerCase()) ? 'ndjson' : 'csv');
 
-function progress(out: Output, total: number) {
-  let sent = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      sent += chunk.length;
-      done(null, chunk);
-    },
-  });
+/** Counts the bytes handed to the upload (read from the file and taken by fetch). */
+function byteCounter() {
+  const counter = Object.assign(
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        counter.sent += chunk.length;
+        done(null, chunk);
+      },
+    }),
+    { sent: 0 },
+  );
+  return counter;
+}
+
+function progress(out: Output, total: number, counter: ReturnType<typeof byteCounter>) {
   const draw = () => {
+    const sent = counter.sent;
     const frac = total ? Math.min(1, sent / total) : 0;
     const width = 24;
     const filled = Math.round(frac * width);
@@ -40,7 +48,6 @@ function progress(out: Output, total: number) {
   const timer = setInterval(draw, 100);
   draw();
   return {
-    counter,
     stop() {
       clearInterval(timer);
       out.err.write('\r\x1b[K');
@@ -54,6 +61,36 @@ const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString(
 /** Why a local file cannot be read, in a few words. */
 const unreadable = (file: string, err: NodeJS.ErrnoException) =>
   `cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`;
+
+/** The shortest --request-timeout a server takes (`serve --request-timeout`, 1–3600 s, default 30). */
+const MIN_REQUEST_TIMEOUT_MS = 1000;
+/** Causes that mean no connection was made: nothing was cut, the server was never reached. */
+const NO_CONNECTION = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/;
+
+/**
+ * The server gives a whole request --request-timeout seconds to arrive. Its 408 says that limit was hit.
+ * A connection cut while the file was still being sent, at least a second in, may be the same limit
+ * (the server closed it before its answer could be read), so the advice comes with what was sent.
+ * Anything else (a refused connection, a reset or crash within the first second, a drop once the whole
+ * file was sent) is the network error as other commands report it, with its cause's code.
+ */
+function uploadError(err: ApiError, at: { sent: number; size: number; ms: number }): ApiError | CliError {
+  if (err.status === 408) {
+    return new CliError(
+      `${err.message}: the server stopped waiting for the file before all of it arrived (its --request-timeout, default 30 s). ` +
+        'Start the server with a longer --request-timeout (e.g. 600), or split the file',
+      EXIT.error,
+    );
+  }
+  const cutMidUpload =
+    err.code === 'network' && !NO_CONNECTION.test(err.reason ?? '') && at.sent < at.size && at.ms >= MIN_REQUEST_TIMEOUT_MS;
+  if (!cutMidUpload) return err;
+  return new CliError(
+    `${err.message}: the connection was cut after ${(at.ms / 1000).toFixed(1)} s, with ${humanBytes(at.sent)} of ${humanBytes(at.size)} sent. ` +
+      "If the upload takes longer than the server's --request-timeout (default 30 s), start it with a longer one (e.g. 600), or split the file",
+    EXIT.error,
+  );
+}
 
 export async function importEntries(ctx: CliContext, opts: ImportOpts) {
   const out = output(ctx, opts);
@@ -76,8 +113,11 @@ export async function importEntries(ctx: CliContext, opts: ImportOpts) {
   const file = handle.createReadStream();
   let readError: NodeJS.ErrnoException | undefined;
   file.on('error', (err) => (readError = err));
-  const bar = out.stderrTty ? progress(out, size) : undefined;
-  const body = bar ? file.pipe(bar.counter) : file;
+  const counter = byteCounter();
+  const bar = out.stderrTty ? progress(out, size, counter) : undefined;
+  // pipeline, not pipe: a read error also ends the upload (it is then reported as the file's error).
+  const body = pipeline(file, counter, () => {});
+  const started = Date.now();
   let result: ImportResult;
   try {
     result = await client.importEntries(opts.project, Readable.toWeb(body) as ReadableStream<Uint8Array>, {
@@ -88,13 +128,7 @@ export async function importEntries(ctx: CliContext, opts: ImportOpts) {
   } catch (err) {
     // The file failed while it was being sent (an I/O error): that is the story, not the network.
     if (readError) throw new CliError(unreadable(opts.file, readError), EXIT.error);
-    // The server gives a whole request --request-timeout seconds (default 30) to arrive.
-    if (err instanceof ApiError && (err.status === 408 || err.code === 'network')) {
-      throw new CliError(
-        `${err.message}: the upload stopped before the server read the whole file. A large file needs a server started with a longer --request-timeout (e.g. 600), or split it`,
-        EXIT.error,
-      );
-    }
+    if (err instanceof ApiError) throw uploadError(err, { sent: counter.sent, size, ms: Date.now() - started });
     throw err;
   } finally {
     bar?.stop();
