@@ -32,7 +32,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerAuth(program, ctx);
   registerProject(program, ctx);
   registerKey(program, ctx);
-  registerWebhook(program);
+  registerWebhook(program, ctx);
   registerEntry(program, ctx);
   registerAdmin(program, ctx);
   program.addHelpText(
@@ -68,7 +68,7 @@ export async function main(argv: string[], ctx: CliContext = processContext()): 
     });
   }
   try {
-    await program.parseAsync(jsonFirst(argv));
+    await program.parseAsync(helpFor(program, jsonFirst(argv)));
     return EXIT.ok;
   } catch (err) {
     return report(ctx, err);
@@ -86,6 +86,30 @@ function jsonFirst(argv: string[]): string[] {
   while (args[i] === '--json') i++;
   if (i === 0 || i === args.length) return argv;
   return [node!, script!, ...args.slice(i), '--json'];
+}
+
+/**
+ * `waitlist help entry import` means `waitlist entry import --help`: commander's help command looks at
+ * its first word only, so it would show the `entry` group. The words are followed down the command
+ * tree; a word that names no command there is left to commander's help command at that level (which
+ * says so, exit 2), as is a first word that names no command at all.
+ */
+function helpFor(program: Command, argv: string[]): string[] {
+  const [node, script, ...args] = argv;
+  if (args[0] !== 'help' || args.length < 2) return argv;
+  const path: string[] = [];
+  let cmd = program;
+  for (const word of args.slice(1)) {
+    if (word.startsWith('-')) break;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) {
+      if (path.length === 0) return argv;
+      return [node!, script!, ...path, 'help', word];
+    }
+    path.push(word);
+    cmd = sub;
+  }
+  return path.length ? [node!, script!, ...path, '--help'] : argv;
 }
 
 /** Prints an error the way every command shares and picks its exit code. */

@@ -1,5 +1,6 @@
 // The body of `waitlist serve`, loaded only when the command runs.
 import { startServer, type ServeConfig } from '../../server/serve.js';
+import { CliError, EXIT } from '../errors.js';
 import { selfCommand } from '../self-command.js';
 
 /**
@@ -26,7 +27,7 @@ export async function runServe(config: ServeConfig): Promise<void> {
         `or open ${running.url}/ in a browser.\n`,
     );
   }
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       // A second Ctrl-C or SIGTERM (an impatient operator, a supervisor repeating itself) must not kill the
@@ -46,11 +47,11 @@ export async function runServe(config: ServeConfig): Promise<void> {
         running.server.closeAllConnections();
       }, FORCE_EXIT_MS);
       timer.unref();
-      closed.then(resolve, (err) => {
-        process.stderr.write(`error while closing: ${String(err)}\n`);
-        process.exitCode = 1;
-        resolve();
-      });
+      // A failed close is the command's failure: main() prints it and returns exit 1 (setting
+      // process.exitCode here would be overwritten by bin/waitlist.js with main()'s result).
+      closed.then(resolve, (err: unknown) =>
+        reject(new CliError(`error while closing: ${(err as Error)?.message ?? String(err)}`, EXIT.error)),
+      );
     };
     // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
     // at once (exit 130/143). Signal listeners do not keep the process alive.
