@@ -353,12 +353,16 @@ export async function* csvRecords(source: AsyncIterable<Buffer>): AsyncGenerator
   parser.on('skip', (err: Error & { lines?: number }) =>
     errors.push({ line: err.lines ?? 0, error: `Not readable as CSV: ${err.message.replace(/^[^:]*: /, '')}` }),
   );
-  Readable.from(
+  const input = Readable.from(
     (async function* () {
       yield first.value;
       yield* cleaned;
     })(),
-  ).pipe(parser);
+  );
+  // pipe() does not pass errors on: a body cut off (the client gone, the request timeout) fails the
+  // source, and unhandled there it ended the process. The parser carries it to the loop below instead.
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
   let header = true;
   for await (const r of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
     while (errors.length) yield errors.shift()!;

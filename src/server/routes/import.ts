@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors.js';
 import { IMPORT_FORMATS, importStream } from '../../core/import/run.js';
 import { getProject } from '../../core/projects.js';
 import { userOf, type Deps, type Req } from '../context.js';
-import { parseQuery, send } from '../http.js';
+import { ClientGoneError, parseQuery, send } from '../http.js';
 
 const single = <T extends string>(name: string, values: readonly T[], fallback: T | undefined) =>
   z
@@ -58,7 +58,13 @@ export function importRoutes(app: Polka<Req>, { store }: Deps) {
       );
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
-    const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' });
+    const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' }).catch(
+      (err: NodeJS.ErrnoException) => {
+        // The body cut off (the client gone, or the request timeout answered 408 and closed it): an info
+        // line like any body read, not an internal error. The batches written before it stay.
+        throw err.code === 'ECONNRESET' || req.destroyed ? new ClientGoneError() : err;
+      },
+    );
     const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} ${result.imported === 1 ? 'entry' : 'entries'}`;
     send(res, 200, what, result);
   });
