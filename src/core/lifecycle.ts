@@ -365,4 +365,3 @@ export const queuePage = (store: Store, projectId: string, q: QueueQuery, page: 
 export const leaderboard = (store: Store, projectId: string, limit: number) => store.lifecycle.leaderboard(projectId, limit);
 
 /** Re-keys the project's referrers after a referralBoost change. */
-export const applyBoost = (store: Store, projectId: string) => store.lifecycle.applyBoost(projectId);

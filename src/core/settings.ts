@@ -61,7 +61,9 @@ export async function updateSettings(store: Store, userId: string, idOrSlug: str
     for (const k of given) merged[k] = (body as Record<string, unknown>)[k];
     patch.settings = JSON.stringify(merged);
   }
-  const updated = await store.updateProjectSettings(p.id, patch);
+  // A referralBoost given (changed or not: the same PUT again repairs nothing, but costs little) re-keys
+  // the referrers in the settings' own transaction.
+  const updated = await store.updateProjectSettings(p.id, patch, body.referralBoost !== undefined);
   if (!updated) throw notFound('Project');
   return updated;
 }

@@ -114,7 +114,6 @@ export interface LifecycleStore {
   /** invited → accepted for a live, unexpired code of the project; exactly one of concurrent calls wins. */
   redeem(projectId: string, hash: string, now: number, outbox?: OutboxOf<EntryRow>): Promise<RedeemOutcome>;
   /** Recomputes k for the project's entries with referrals after a referralBoost change. */
-  applyBoost(projectId: string, boost?: number): Promise<void>;
   /** Erases pending entries created before `before` in the given project; how many. */
   purgePending(projectId: string, before: number): Promise<number>;
   /** Projects that have pending entries created before `before`. */

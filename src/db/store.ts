@@ -253,7 +253,11 @@ export interface Store {
   softDeleteProject(id: string, now: number): Promise<ProjectRow | undefined>;
   restoreProject(id: string, now: number): Promise<ProjectRow | undefined>;
   /** Changes a live project's join settings (not its updatedAt). */
-  updateProjectSettings(id: string, patch: ProjectSettingsPatch): Promise<ProjectRow | undefined>;
+  /**
+   * Changes the given settings columns; `rekeyReferrers`: in the same transaction, re-key the project's
+   * referrers for the referralBoost the new settings hold (a boost change moves them in the queue).
+   */
+  updateProjectSettings(id: string, patch: ProjectSettingsPatch, rekeyReferrers?: boolean): Promise<ProjectRow | undefined>;
 
   // api keys (reads skip revoked keys)
   insertKey(row: KeyRow): Promise<void>;

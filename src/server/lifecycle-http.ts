@@ -2,10 +2,9 @@
 // and the rate limit of the subscriber's token routes.
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../core/errors.js';
-import { applyBoost, publicBase } from '../core/lifecycle.js';
+import { publicBase } from '../core/lifecycle.js';
 import { getProject, projectForJoin } from '../core/projects.js';
-import { featureSettings } from '../core/settings.js';
-import type { KeyAuthRow, ProjectRow, Store } from '../db/store.js';
+import type { KeyAuthRow, ProjectRow, } from '../db/store.js';
 import { clientIp, isHttps } from './client-ip.js';
 import type { Deps, Req } from './context.js';
 import { JoinLimiter } from './ratelimit.js';
@@ -101,10 +100,4 @@ export async function checkLifecycleSettings(deps: Deps, userId: string, idOrSlu
     throw new AppError('smtp_not_configured', 'Double opt-in sends confirmation emails: start the server with --smtp-url first');
   }
   return getProject(deps.store, userId, idOrSlug);
-}
-
-/** After a settings PUT: a new referralBoost re-keys the project's referrers (their k), once. */
-export async function applyLifecycleSettings(store: Store, before: ProjectRow, after: ProjectRow) {
-  const boost = featureSettings(after).referralBoost;
-  if (boost !== featureSettings(before).referralBoost) await applyBoost(store, after.id);
 }

@@ -136,6 +136,12 @@ describe('join, statuses and positions', () => {
     await join(p, { ref: es[4].referralCode });
     ok(await admin.put(`/api/project/${p.projectId}/settings`, { referralBoost: 1000 }));
     expect((await entry(p.projectId, es[4].entryId)).position).toBe(1);
+    // The boost and the re-keying commit together; and the same boost sent again re-keys too, so a queue
+    // left stale (as a crash between two transactions once left it) is repaired by retrying the PUT.
+    await dbQuery(server, 'UPDATE entries SET k = ordinal WHERE id = ?', [es[4].entryId]);
+    expect((await entry(p.projectId, es[4].entryId)).position).toBe(4);
+    ok(await admin.put(`/api/project/${p.projectId}/settings`, { referralBoost: 1000 }));
+    expect((await entry(p.projectId, es[4].entryId)).position).toBe(1);
   });
 
   it('a refused duplicate (join or import row) takes no join ordinal: a boost counts places among entries created', async () => {

@@ -52,6 +52,17 @@ const live = (projectId: string) => and(eq(s.entries.projectId, projectId), isNu
 const pendingBefore = (before: number) =>
   sql`${s.entries.createdAt} < ${before} AND (${s.entries.statusTokenHash} IS NOT NULL OR greatest(${s.entries.updatedAt}, ${s.entries.confirmSentAt}) < ${before})`;
 
+/**
+ * Re-keys the project's referrers (k = ordinal - referralBoost * referrals) from the boost in its
+ * settings row, inside the transaction that changes the setting (PgStore.updateProjectSettings), which
+ * holds the queue's lock.
+ */
+export async function rekeyReferrersIn(tx: Conn, projectId: string): Promise<void> {
+  await tx.execute(
+    sql`UPDATE entries SET k = ordinal - ${boostOf(projectId)} * referrals WHERE project_id = ${projectId} AND referrals > 0`,
+  );
+}
+
 /** Locks the project's queue (its ordinal counter row) until the transaction ends. */
 export async function lockQueue(tx: Conn, projectId: string): Promise<void> {
   await tx.execute(sql`SELECT 1 FROM entry_ordinals WHERE project_id = ${projectId} FOR UPDATE`);
@@ -540,15 +551,6 @@ export class PgLifecycle implements LifecycleStore {
     const r = await this.entryByInviteCode(projectId, hash);
     if (!r || (r.status !== 'invited' && r.status !== 'accepted')) return { result: 'unknown' };
     return { result: r.status === 'accepted' ? 'used' : 'expired', row: r };
-  }
-
-  async applyBoost(projectId: string, _boost?: number) {
-    await this.db.transaction(async (tx) => {
-      await lockQueue(tx, projectId);
-      await tx.execute(
-        sql`UPDATE entries SET k = ordinal - ${boostOf(projectId)} * referrals WHERE project_id = ${projectId} AND referrals > 0`,
-      );
-    });
   }
 
   async orderImported(projectId: string, ranges: readonly (readonly [number, number])[]) {

@@ -24,7 +24,7 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { type PendingJoin, writeJoins } from './join-batch.js';
-import { PgLifecycle } from './lifecycle.js';
+import { lockQueue, PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
@@ -267,14 +267,22 @@ class PgStore implements Store {
     return first(await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning());
   }
 
-  async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
-    return first(
-      await this.db
+  async updateProjectSettings(id: string, patch: ProjectSettingsPatch, rekeyReferrers = false) {
+    const update = (conn: Pick<typeof this.db, 'update'>) =>
+      conn
         .update(s.projects)
         .set(patch)
         .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
-        .returning(),
-    );
+        .returning();
+    if (!rekeyReferrers) return first(await update(this.db));
+    // One transaction, under the queue's lock: a crash between the boost and the re-keying would leave
+    // the queue ordered by the old boost for good (a retry of the same PUT saw no change to apply).
+    return this.db.transaction(async (tx) => {
+      await lockQueue(tx, id);
+      const row = first(await update(tx));
+      if (row) await rekeyReferrersIn(tx, id);
+      return row;
+    });
   }
 
   // ---- api keys ----

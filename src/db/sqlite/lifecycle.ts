@@ -446,11 +446,13 @@ export class SqliteLifecycle implements LifecycleStore {
     return result;
   }
 
-  async applyBoost(projectId: string, _boost?: number) {
-    this.tx(() => {
-      this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({
-        projectId,
-      });
+  /**
+   * Re-keys the project's referrers (k = ordinal - referralBoost * referrals) from the boost in its
+   * settings row: called inside the transaction that changes the setting (SqliteStore.updateProjectSettings).
+   */
+  rekeyReferrers(projectId: string) {
+    this.stmt(`UPDATE entries SET k = ordinal - ${BOOST_SQL} * referrals WHERE project_id = @projectId AND referrals > 0`).run({
+      projectId,
     });
   }
 

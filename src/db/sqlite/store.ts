@@ -333,13 +333,19 @@ class SqliteStore implements Store {
     return this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning().get();
   }
 
-  async updateProjectSettings(id: string, patch: ProjectSettingsPatch) {
-    return this.db
-      .update(s.projects)
-      .set(patch)
-      .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
-      .returning()
-      .get();
+  async updateProjectSettings(id: string, patch: ProjectSettingsPatch, rekeyReferrers = false) {
+    // One transaction: a crash between the boost and the re-keying would leave the queue ordered by the
+    // old boost for good (a retry of the same PUT saw no change to apply).
+    return this.sqlite.transaction(() => {
+      const row = this.db
+        .update(s.projects)
+        .set(patch)
+        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
+        .returning()
+        .get();
+      if (row && rekeyReferrers) this.lifecycle.rekeyReferrers(id);
+      return row;
+    })();
   }
 
   // ---- api keys ----

@@ -7,7 +7,7 @@ import { checkEmailSettings } from '../../core/outbox.js';
 import { getProject } from '../../core/projects.js';
 import { toSettings, updateSettings } from '../../core/settings.js';
 import { userOf, type Deps, type Req } from '../context.js';
-import { applyLifecycleSettings, checkLifecycleSettings } from '../lifecycle-http.js';
+import { checkLifecycleSettings } from '../lifecycle-http.js';
 import { readJson, send } from '../http.js';
 
 export function settingsRoutes(app: Polka<Req>, deps: Deps) {
@@ -27,9 +27,9 @@ export function settingsRoutes(app: Polka<Req>, deps: Deps) {
       return;
     }
     checkEmailSettings(body, mailer !== null);
-    const before = await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
+    await checkLifecycleSettings(deps, user.id, req.params.projectId!, body);
+    // A referralBoost re-keys the referrers in the settings' own transaction (src/core/settings.ts).
     const updated = await updateSettings(store, user.id, req.params.projectId!, body);
-    await applyLifecycleSettings(store, before, updated);
     send(res, 200, 'Project settings updated', toSettings(updated));
   });
 }
