@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError } from '../core/errors.js';
 import { publicBase } from '../core/lifecycle.js';
 import { getProject, projectForJoin } from '../core/projects.js';
-import type { KeyAuthRow, ProjectRow, } from '../db/store.js';
+import type { KeyAuthRow, ProjectRow } from '../db/store.js';
 import { clientIp, isHttps } from './client-ip.js';
 import type { Deps, Req } from './context.js';
 import { JoinLimiter } from './ratelimit.js';
