@@ -62,7 +62,8 @@ export function importRoutes(app: Polka<Req>, { store }: Deps) {
       (err: NodeJS.ErrnoException) => {
         // The body cut off (the client gone, or the request timeout answered 408 and closed it): an info
         // line like any body read, not an internal error. The batches written before it stay.
-        throw err.code === 'ECONNRESET' || req.destroyed ? new ClientGoneError() : err;
+        // (Not `req.destroyed`: a request read to its end is destroyed too.)
+        throw !(err instanceof AppError) && err.code === 'ECONNRESET' ? new ClientGoneError() : err;
       },
     );
     const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} ${result.imported === 1 ? 'entry' : 'entries'}`;
