@@ -1,7 +1,7 @@
 // Webhook commands from the second CLI audit, against a real server and a real receiver
 // (notes/audit-cli2.md), checked by running `node bin/waitlist.js` as a process: the exit code, stdout and
 // stderr a script sees.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startHookReceiver, type HookReceiver } from '../helpers/receivers.js';
 import { cliJson, cliProcess, useCliUser } from './cli.js';
 
@@ -62,16 +62,19 @@ describe('webhook create --url is checked locally (finding 4)', () => {
 
 describe('webhook rotate-secret (finding 8)', () => {
   it('prints the new secret once; --keep-previous is checked locally; deliveries verify with the new secret', async () => {
-    const w = await cliJson(['webhook', 'create', ...P, '--url', rx.url], user.as());
-    rx.setSecret(w.secret);
-    rx.answer = () => 200;
+    // A receiver of its own: the earlier test's failed pings are retried later, signed with its secret.
+    const own = await startHookReceiver();
+    onTestFinished(() => own.close());
+    const w = await cliJson(['webhook', 'create', ...P, '--url', own.url], user.as());
+    own.setSecret(w.secret);
+    own.answer = () => 200;
 
     const before = Date.now();
     const kept = await run(['webhook', 'rotate-secret', w.webhookId, ...P, '--json']);
     expect(kept.exitCode, kept.stderr).toBe(0);
     expect(kept.stderr).toBe('');
     const r1 = JSON.parse(kept.stdout);
-    expect(r1).toMatchObject({ webhookId: w.webhookId, url: rx.url, secret: expect.stringMatching(/^whsec_/) });
+    expect(r1).toMatchObject({ webhookId: w.webhookId, url: own.url, secret: expect.stringMatching(/^whsec_/) });
     expect(r1.secret).not.toBe(w.secret);
     const until = Date.parse(r1.previousSecretExpiresAt) - before;
     expect(until).toBeGreaterThan(86_000_000);
@@ -85,8 +88,8 @@ describe('webhook rotate-secret (finding 8)', () => {
     expect(piped.exitCode, piped.stderr).toBe(0);
     const cells = piped.stdout.split('\n')[0]!.split('\t');
     expect(piped.stdout.split('\n')).toHaveLength(2);
-    expect(cells).toEqual([w.webhookId, rx.url, expect.stringMatching(/^whsec_/), '']);
-    rx.setSecret(cells[2]!); // the old secret no longer signs: only the new one verifies
+    expect(cells).toEqual([w.webhookId, own.url, expect.stringMatching(/^whsec_/), '']);
+    own.setSecret(cells[2]!); // the old secret no longer signs: only the new one verifies
     const ping = await cliJson(['webhook', 'test', w.webhookId, ...P], user.as());
     expect(ping).toMatchObject({ status: 'delivered' });
 
@@ -95,7 +98,7 @@ describe('webhook rotate-secret (finding 8)', () => {
     expect(table.stdout).toContain('OLD SECRET UNTIL');
     expect(table.stderr).toMatch(/This is the only time the new signing secret is shown: whsec_/);
     expect(table.stderr).toMatch(/signed with both the old and the new secret/);
-    expect(rx.badSignatures).toBe(0);
+    expect(own.badSignatures).toBe(0);
 
     for (const bad of ['604801', '-1', 'x', '1.5']) {
       const r = await run(['webhook', 'rotate-secret', w.webhookId, ...P, '--keep-previous', bad]);
