@@ -4,7 +4,7 @@
 // previewed ids, launch settings send only what changed, session expiry on every tab, the email preview.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
+import { HAVE_CHROMIUM, launchChromium, signedInContext, watchedPage } from '../helpers/browser.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/receivers.js';
 import { Client, cleanup, postJoin, projectWithKey, signedUp, startServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 
@@ -33,10 +33,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     p = await projectWithKey(admin, 'Fixes');
     browser = await launchChromium();
     ctx = await signedInContext(browser, admin, srv.url, { viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
-    page = await ctx.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && problems.push(`console: ${m.text()}`));
+    page = await watchedPage(ctx, problems);
   });
   afterAll(async () => {
     await browser?.close();

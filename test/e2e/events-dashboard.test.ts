@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { HAVE_CHROMIUM, launchChromium, signedInContext } from '../helpers/browser.js';
+import { HAVE_CHROMIUM, launchChromium, signedInContext, watchedPage } from '../helpers/browser.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/receivers.js';
 import { cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
@@ -19,10 +19,7 @@ describe.skipIf(!HAVE_CHROMIUM)('Webhooks and Email tabs in Chromium', () => {
     projectId = (await projectWithKey(c, 'Event Dash')).projectId;
     browser = await launchChromium();
     const ctx = await signedInContext(browser, c, srv.url, { viewport: { width: 1280, height: 800 } });
-    page = await ctx.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && problems.push(m.text()));
+    page = await watchedPage(ctx, problems);
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,7 @@
 // Chromium for the browser tests: playwright-core drives the machine's own chromium (none is downloaded);
 // the tests that need it are skipped when it is missing (CHROMIUM_PATH points elsewhere).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { Client } from './server.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -41,4 +41,16 @@ export async function signedInContext(
   const [name, value] = client.cookie.split('=') as [string, string];
   await ctx.addCookies([{ name, value, url }]);
   return ctx;
+}
+
+/**
+ * A new page of `ctx` (10 s default timeout) whose page errors and console errors go into `problems`,
+ * 4xx responses the page expects aside (the dashboard shows those in words).
+ */
+export async function watchedPage(ctx: BrowserContext, problems: string[]): Promise<Page> {
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && problems.push(`console: ${m.text()}`));
+  return page;
 }
