@@ -35,6 +35,9 @@ export interface ServeConfig extends ServerOptions, DbConfig {
  */
 export const IDLE_GRACE_MS = 300;
 
+/** How long an idle keep-alive connection stays open (the server's `Keep-Alive: timeout=30`). */
+export const KEEP_ALIVE_MS = 30_000;
+
 const LATEST = Symbol('latest response');
 type TrackedSocket = Socket & { [LATEST]?: ServerResponse };
 
@@ -120,7 +123,11 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  server.keepAliveTimeout = 5_000;
+  // An idle keep-alive connection stays open 30 s (Node's default is 5 s): a client whose event loop was
+  // busy for a few seconds (a script running blocking child processes between requests) would otherwise
+  // send its next request on a connection the server had just closed, and see "other side closed".
+  // Proxies in front keep their own idle timeout below it (deploy/nginx.conf: 4 s).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

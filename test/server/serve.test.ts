@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -291,6 +291,31 @@ describe('rate limit switch', () => {
         await s.stop();
         cleanup(s);
       }
+    }
+  });
+});
+
+describe('keep-alive', () => {
+  it('an idle connection stays open 30 s (Keep-Alive: timeout=30): a request after a 6 s pause reuses it', async () => {
+    const srv = await startServer();
+    try {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const get = () =>
+        new Promise<{ reused: boolean; keepAlive: string | undefined; status: number | undefined }>((resolve, reject) => {
+          const req = request(`${srv.url}/healthz`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ reused: req.reusedSocket, keepAlive: res.headers['keep-alive'], status: res.statusCode }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await get()).toEqual({ reused: false, keepAlive: 'timeout=30', status: 200 });
+      await new Promise((r) => setTimeout(r, 6_000)); // past Node's default 5 s
+      expect(await get()).toEqual({ reused: true, keepAlive: 'timeout=30', status: 200 });
+      agent.destroy();
+    } finally {
+      await srv.stop();
+      cleanup(srv);
     }
   });
 });
