@@ -62,7 +62,12 @@ export class Dispatcher {
     this.timers.push(setInterval(() => this.wake(), this.opts.pollMs ?? 1000));
     this.timers.push(setInterval(() => void this.store.events.prune(Date.now() - PRUNE_AFTER_MS).catch(() => undefined), 3_600_000));
     for (const t of this.timers) t.unref();
-    this.wake();
+    // What the previous process had claimed and not finished (it was killed mid-send) goes now, not
+    // after the lease (SQLite; a no-op on PostgreSQL).
+    void this.store.events
+      .releaseClaims(Date.now(), LEASE_MS)
+      .catch(() => 0)
+      .finally(() => this.wake());
   }
 
   /** Runs a round soon (coalesced: a wake during a round runs one more round). */

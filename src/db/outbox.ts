@@ -189,6 +189,13 @@ export interface EventStore {
   ): Promise<{ count: number; rows: { email: string; name: string | null }[] }>;
   /** Removes pending email rows (no SMTP: nothing piles up); returns how many. */
   dropPendingEmails(): Promise<number>;
+  /**
+   * At start, on a database only this process uses (SQLite: one server per file): the claims a process
+   * that stopped mid-send left are released, so their deliveries are sent now instead of when the lease
+   * runs out (so are retries due within the lease: a little early). PostgreSQL: nothing (another instance
+   * may hold them). Returns how many deliveries were made due.
+   */
+  releaseClaims(now: number, leaseMs: number): Promise<number>;
   /** Undelivered work: events not fanned out + pending deliveries, counted up to `cap`. */
   backlog(cap?: number): Promise<number>;
   /** Deletes finished deliveries and fanned-out events older than `before`. */

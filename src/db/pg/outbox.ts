@@ -340,6 +340,9 @@ export class PgEventStore implements EventStore {
     return { count: Number(c.rows[0]?.n ?? 0), rows: r.rows };
   }
 
+  async releaseClaims(_now: number, _leaseMs: number) {
+    return 0; // several instances may share the database: a claim may be another's, in flight
+  }
   async dropPendingEmails() {
     const r = await this.db.execute(sql`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`);
     return r.rowCount ?? 0;

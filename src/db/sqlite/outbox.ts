@@ -388,6 +388,11 @@ export class SqliteEventStore implements EventStore {
     return { count: n, rows };
   }
 
+  async releaseClaims(now: number, leaseMs: number) {
+    return this.stmt(
+      `UPDATE deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ? AND next_attempt_at <= ?`,
+    ).run(now, now, now + leaseMs).changes;
+  }
   async dropPendingEmails() {
     return this.stmt(`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`).run().changes;
   }
