@@ -47,6 +47,12 @@ describe('key kinds', () => {
       'forbidden',
     );
     fails(await postJoin(server.url, p.slug, p.secret, { email: uniqueEmail() }, { origin: 'https://site.example' }), 403, 'forbidden');
+    // The sign-up surface's keyed reads too (the challenge and the form definition).
+    for (const path of ['challenge', 'form']) {
+      fails(await c.get(`/v1/waitlist/${p.slug}/${path}`, bearer(p.secret, { origin: 'https://site.example' })), 403, 'forbidden');
+      ok(await c.get(`/v1/waitlist/${p.slug}/${path}`, bearer(p.secret)));
+      ok(await c.get(`/v1/waitlist/${p.slug}/${path}`, bearer(p.key, { origin: 'https://site.example' })));
+    }
     ok(await postJoin(server.url, p.slug, p.secret, { email: uniqueEmail() }), 201);
     fails(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: 'x' }), 401, 'unauthorized');
   });

@@ -14,6 +14,7 @@ import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { send } from '../http.js';
+import { checkKind } from '../lifecycle-http.js';
 import { surfaceLimit } from '../surface-limit.js';
 import { widgetHandler } from '../widget-file.js';
 import { CORS, corsFor } from './join.js';
@@ -48,6 +49,7 @@ export function surfaceRoutes(app: Polka<Req>, deps: Deps) {
     const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw new AppError('not_found', 'Waitlist not found');
     if (key.projectId !== project.id) throw new AppError('unauthorized', 'This API key belongs to another project');
+    checkKind(key, req, false); // a secret key from a browser (an Origin header) → 403, as at join
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept requests from this origin');
     await limit(project.id, ip);
     return project;
