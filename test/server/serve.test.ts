@@ -301,10 +301,12 @@ describe('keep-alive', () => {
     try {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       const get = () =>
-        new Promise<{ reused: boolean; keepAlive: string | undefined; status: number | undefined }>((resolve, reject) => {
+        new Promise<{ reused: boolean; keepAlive: string; status: number | undefined }>((resolve, reject) => {
           const req = request(`${srv.url}/healthz`, { agent }, (res) => {
             res.resume();
-            res.on('end', () => resolve({ reused: req.reusedSocket, keepAlive: res.headers['keep-alive'], status: res.statusCode }));
+            res.on('end', () =>
+              resolve({ reused: req.reusedSocket, keepAlive: String(res.headers['keep-alive']), status: res.statusCode }),
+            );
           });
           req.on('error', reject);
           req.end();
