@@ -363,5 +363,3 @@ export const queuePage = (store: Store, projectId: string, q: QueueQuery, page: 
 
 /** Live entries with referrals, most first. */
 export const leaderboard = (store: Store, projectId: string, limit: number) => store.lifecycle.leaderboard(projectId, limit);
-
-/** Re-keys the project's referrers after a referralBoost change. */

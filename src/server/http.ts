@@ -9,7 +9,7 @@ import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
 import { describeError, logPath } from './log.js';
 import { logUnavailable } from './outage-log.js';
-import { lonePaths } from './params.js';
+import { lonePaths } from '../core/text.js';
 
 export { AppError };
 

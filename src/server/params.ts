@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { NextHandler } from 'polka';
 import { AppError } from '../core/errors.js';
-import { storableText, wellFormed } from '../core/text.js';
+import { storableText } from '../core/text.js';
 import type { Req } from './context.js';
 import { validationFailed } from './http.js';
 
@@ -23,21 +23,4 @@ export function checkParams(req: Req, _res: ServerResponse, next: NextHandler) {
     );
   }
   return next();
-}
-
-/** The dotted paths of every string (keys included) in a JSON value that holds an unpaired surrogate. */
-export function lonePaths(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
-  if (depth > 64) return out;
-  if (typeof value === 'string') {
-    if (!wellFormed(value)) out.push(path);
-  } else if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) lonePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const p = path ? `${path}.${k}` : k;
-      if (!wellFormed(k)) out.push(path || '?');
-      else lonePaths(v, p, out, depth + 1);
-    }
-  }
-  return out;
 }

@@ -153,6 +153,20 @@ const SEMICOLON = 0x3b;
 const TAB = 0x09;
 
 /**
+ * The CSV scan's state after byte `c` when quotes decide it (inside quotes, or a quote), else -1: `c` is
+ * outside quotes and not a quote (a delimiter, a newline or field text), for the caller to read.
+ */
+function quoteStep(state: number, c: number): number {
+  if (state === QUOTE_IN_QUOTED) {
+    if (c === QUOTE) return QUOTED; // an escaped quote
+    state = FIELD; // the quotes ended: `c` is read outside them
+  }
+  if (state === QUOTED) return c === QUOTE ? QUOTE_IN_QUOTED : QUOTED;
+  if (c === QUOTE) return state === START ? QUOTED : FIELD;
+  return -1;
+}
+
+/**
  * Whole records (ending in a newline outside quotes) of a byte stream; an oversize record is replaced
  * by as many bare newlines as it spanned (so later line numbers hold) and reported through `oversize`.
  * For CSV, quotes are read as csv-parse reads them: the delimiter is any of `,` `;` tab until the header
@@ -184,20 +198,10 @@ async function* wholeRecords(
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i]!;
       if (csv) {
-        if (state === QUOTE_IN_QUOTED) {
-          if (c === QUOTE) {
-            state = QUOTED;
-            continue;
-          }
-          state = FIELD;
-        }
-        if (state === QUOTED) {
-          if (c === QUOTE) state = QUOTE_IN_QUOTED;
-          else if (c === LF) line++;
-          continue;
-        }
-        if (c === QUOTE) {
-          state = state === START ? QUOTED : FIELD;
+        const q = quoteStep(state, c);
+        if (q >= 0) {
+          if (q === QUOTED && c === LF) line++; // a newline inside quotes
+          state = q;
           continue;
         }
         if (delimiter < 0 ? c === COMMA || c === SEMICOLON || c === TAB : c === delimiter) {
@@ -275,16 +279,8 @@ export function sniffDelimiter(head: Buffer): string {
   ]);
   let state = START;
   for (const c of head) {
-    if (state === QUOTE_IN_QUOTED) {
-      if (c === QUOTE) {
-        state = QUOTED;
-        continue;
-      }
-      state = FIELD;
-    }
-    if (state === QUOTED) {
-      if (c === QUOTE) state = QUOTE_IN_QUOTED;
-    } else if (c === QUOTE) state = state === START ? QUOTED : FIELD;
+    const q = quoteStep(state, c);
+    if (q >= 0) state = q;
     else if (counts.has(c)) {
       counts.set(c, counts.get(c)! + 1);
       state = START;

@@ -9,7 +9,7 @@ import { idAt } from '../ids.js';
 import { REFERRAL_CODE_BYTES, timePrefix } from '../lifecycle.js';
 import { normEmail } from '../users.js';
 import type { Target } from './columns.js';
-import { wellFormed } from '../text.js';
+import { lonePaths, wellFormed } from '../text.js';
 import { parseDate, type SlashOrder } from './dates.js';
 
 // Referral codes as newReferralCode makes them (the time prefix and 6 CSPRNG bytes, base64url), the
@@ -100,23 +100,6 @@ function unstorable(field: string, v: string | null | undefined): string | undef
 }
 
 /**
- * The path of the first string in a JSON value, key or value at any depth, that holds an unpaired UTF-16
- * surrogate, named as the join's body check names it (params.ts lonePaths: a bad key by the object
- * holding it). The join refuses them in metadata and fields too; NUL is refused only in top-level text
- * (unstorable), as the join does: metadata may hold it (stored as escaped JSON).
- */
-function lonePath(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return wellFormed(value) ? undefined : path;
-  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    if (!wellFormed(k)) return path;
-    const bad = lonePath(v, `${path}.${k}`, depth + 1);
-    if (bad) return bad;
-  }
-  return undefined;
-}
-
-/**
  * Builds the entry row of one picked record. `now` is the import's time, `order` the settled slash-date
  * order, `line` the record's line in its file (it orders the ids of rows of the same millisecond).
  */
@@ -160,7 +143,9 @@ export function toRow(
   if (p.extra) for (const [k, v] of Object.entries(p.extra)) if (!Object.hasOwn(metadata, k)) metadata[k] = v;
   const meta = metadataSchema.safeParse(metadata);
   if (!meta.success) return { error: meta.error.issues[0]?.message ?? 'Invalid metadata' };
-  const lone = lonePath(metadata, 'metadata') ?? lonePath(p.fields, 'fields');
+  // Unpaired surrogates in metadata and field answers, keys included, named as the join names them;
+  // NUL is refused only in top-level text (unstorable), as the join does: metadata may hold it.
+  const lone = lonePaths(metadata, 'metadata')[0] ?? lonePaths(p.fields, 'fields')[0];
   if (lone) return { error: `${lone}: must not contain unpaired UTF-16 surrogates` };
   // Answers are checked for type and options, not for `required`: imported people never saw the form.
   const { values, issues } = checkFields(
