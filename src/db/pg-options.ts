@@ -20,3 +20,6 @@ export const PG_DEFAULTS: PgOptions = {
 // A client-side bound on top of statement_timeout, for a server that stopped answering altogether (a
 // network partition): statement_timeout is enforced by the server, so it cannot catch that case.
 export const QUERY_TIMEOUT_SLACK_MS = 5_000;
+
+/** Connections each instance keeps open while idle (pg.Pool min); the rest close after 10 s idle. */
+export const PG_IDLE_KEPT = 2;

@@ -33,7 +33,7 @@ import * as s from './schema.js';
 import { PgSurface } from './surface.js';
 import { CatalogCache } from './catalog-cache.js';
 import { guardUnavailable, SUB_STORES } from '../guard.js';
-import { PG_DEFAULTS, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
+import { PG_DEFAULTS, PG_IDLE_KEPT, QUERY_TIMEOUT_SLACK_MS, type PgOptions } from '../pg-options.js';
 import { pgUnavailable } from './unavailable.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
@@ -69,6 +69,10 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
   const pool = new pg.Pool({
     connectionString: url,
     max: o.poolSize,
+    // Two connections stay open when the server is idle (the rest close after pg's 10 s): a new
+    // PostgreSQL backend runs its first queries cold (its catalog caches, its first touch of the
+    // shared buffers), and a dashboard clicked every few seconds met one on almost every request.
+    min: Math.min(PG_IDLE_KEPT, o.poolSize),
     connectionTimeoutMillis: o.connectTimeoutMs, // connecting, and waiting for a free connection
     statement_timeout: o.statementTimeoutMs,
     query_timeout: o.statementTimeoutMs + QUERY_TIMEOUT_SLACK_MS,
