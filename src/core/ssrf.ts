@@ -102,7 +102,7 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
     const slow = new Promise<void>((r) => (timer = setTimeout(r, 3000)));
     await Promise.race([resolveTarget(url, false), slow]).finally(() => clearTimeout(timer));
   } catch (err) {
-    if (err instanceof BlockedAddressError) return `url: ${err.message}`;
+    if (err instanceof BlockedAddressError) return `url host ${err.message}`;
   }
   return null;
 }

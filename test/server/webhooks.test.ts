@@ -294,6 +294,9 @@ describe(`SSRF protection on ${DIALECT}`, () => {
       const paths = issuePaths(await c.post(hooks(), { url }));
       expect(paths, url).toEqual(['url']);
     }
+    // The message reads on its own after the path (the CLI prints "url: <message>").
+    const refused = await c.post(hooks(), { url: 'http://10.1.2.3/x' });
+    expect(refused.body.error.issues[0].message).toMatch(/^url host 10\.1\.2\.3 resolves to 10\.1\.2\.3, a private/);
     const before = rx.attempts.size;
     const j = ok(await postJoin(srv.url, p.slug, p.key, { email: uniqueEmail('ssrf') }), 201);
     const d = await waitFor(

@@ -56,7 +56,8 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     if (outcomeOnly) {
       const title = known ? 'Your sign-up did not go through' : 'You are on the waitlist';
       const text = known ? redirectedMessageFor(error) : 'Thanks for joining.';
-      sendPage(res, { status: known ? 400 : 200, title, body: html`<h1>${title}</h1><p class="muted">${project.name}</p><p>${text}</p>` });
+      // 200 either way, as with the page on: this GET itself went through; the join it reports on was answered 303.
+      sendPage(res, { status: 200, title, body: html`<h1>${title}</h1><p class="muted">${project.name}</p><p>${text}</p>` });
       return;
     }
     const ref = one(req.query?.ref);
