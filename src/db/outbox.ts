@@ -28,6 +28,13 @@
 //
 // Nothing is sent inside a transaction: the dispatcher (src/core/dispatcher.ts) delivers after commit.
 import type { Counted, PageArgs, ProjectRow } from './store.js';
+import { encodeTime } from 'ulidx';
+
+/**
+ * The smallest event id made at `at` or later: `evt_` ids are ULIDs (src/core/outbox.ts), whose first
+ * ten characters are the creation time, so the 30-day prune finds old events on the primary key.
+ */
+export const eventIdFloor = (at: number): string => `evt_${encodeTime(Math.max(0, Math.floor(at)), 10)}`;
 
 /**
  * An event to append to the outbox. `payload` is the exact JSON body that is signed and sent.

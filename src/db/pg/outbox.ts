@@ -7,6 +7,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   type ClaimedDelivery,
   DISABLED,
+  eventIdFloor,
   type DeliveryOutcome,
   type DeliveryRow,
   type EventRow,
@@ -358,7 +359,7 @@ export class PgEventStore implements EventStore {
   async prune(before: number) {
     await this.db.execute(sql`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ${before}`);
     await this.db.execute(sql`
-      DELETE FROM events WHERE fanned_out = true AND created_at < ${before}
+      DELETE FROM events WHERE fanned_out = true AND id < ${eventIdFloor(before)}
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending')`);
   }
 }

@@ -36,7 +36,8 @@ export const events = pgTable(
     createdAt: ms('created_at').notNull(),
     fannedOut: boolean('fanned_out').notNull().default(false),
   },
-  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`), index('events_created_idx').on(t.createdAt)],
+  // No index on created_at: the prune finds old events by id (migration 0012).
+  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`)],
 );
 
 export const deliveries = pgTable(

@@ -34,7 +34,8 @@ export const events = sqliteTable(
     createdAt: integer('created_at').notNull(),
     fannedOut: integer('fanned_out', { mode: 'boolean' }).notNull().default(false),
   },
-  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = 0`), index('events_created_idx').on(t.createdAt)],
+  // No index on created_at: the prune finds old events by id (migration 0015).
+  (t) => [index('events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = 0`)],
 );
 
 export const deliveries = sqliteTable(
