@@ -94,11 +94,12 @@ export async function login(store: Store, body: LoginBody): Promise<UserRow> {
   const user = await store.userByEmail(normEmail(body.email));
   const input = bcryptInput(body.password);
   let ok = await bcrypt.compare(input, user?.passwordHash ?? DUMMY_HASH);
-  if (user && !ok && input !== body.password && (await bcrypt.compare(body.password, user.passwordHash))) {
-    // A hash made before long passwords were reduced (of their first 72 bytes): accepted as it was then,
-    // and replaced at once by the hash of the whole password, which every later log-in is checked against.
-    await store.setUserPassword(user.id, await hashPassword(body.password), Date.now());
-    ok = true;
+  if (user && !ok && input !== body.password) {
+    // A hash made before long passwords were reduced (bcrypt of the raw password: its first 72 bytes) is
+    // accepted as it was then, and kept: a log-in cannot tell the owner's whole password from another
+    // with the same first 72 bytes, so replacing the hash with what was typed could lock the owner out.
+    // Setting the password again (`waitlist admin user reset-password`) makes every character count.
+    ok = await bcrypt.compare(body.password, user.passwordHash);
   }
   if (!user || !ok) throw new AppError('unauthorized', BAD_LOGIN);
   return user;
