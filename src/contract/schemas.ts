@@ -80,7 +80,8 @@ export const metadataSchema = z
     }
     // JSON.stringify would store such a number as null: refuse it instead of changing the value.
     const inf = nonFinitePath(value, 'metadata');
-    if (inf) ctx.addIssue({ code: 'custom', message: `${inf} is a number too large to store (like 1e400)` });
+    // The issue's path is the number's own (metadata.a.b), as for an unpaired surrogate.
+    if (inf) ctx.addIssue({ code: 'custom', path: inf.split('.').slice(1), message: `${inf} is a number too large to store (like 1e400)` });
   });
 
 const optionalName = (max: number) => z.string().trim().max(max, `Name must be at most ${max} characters`);
@@ -165,7 +166,7 @@ const intParam = (name: string, min: number, max: number, fallback: number) =>
     .optional()
     .transform((v, ctx) => {
       if (v === undefined) return fallback;
-      if (Array.isArray(v) || !/^\d{1,9}$/.test(v)) {
+      if (Array.isArray(v) || !/^\d+$/.test(v)) {
         ctx.addIssue({ code: 'custom', message: `${name} must be an integer` });
         return z.NEVER;
       }

@@ -91,6 +91,7 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
   if (url.username || url.password) return 'url must not contain credentials';
+  if (url.port === '0') return 'url must not use port 0';
   if (allowPrivate) return null;
   const name = url.hostname.replace(/\.$/, ''); // `localhost.` is the same name, fully qualified
   if (name === 'localhost' || name.endsWith('.localhost')) {

@@ -9,7 +9,11 @@ import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
 import { describeError, logPath } from './log.js';
 import { logUnavailable } from './outage-log.js';
-import { lonePaths } from '../core/text.js';
+import { unstorablePaths } from '../core/text.js';
+import { isUtf8 } from 'node:buffer';
+
+/** Top-level body keys whose strings may hold NUL: stored as escaped JSON (a join's metadata). */
+const NUL_KEPT = ['metadata'];
 
 export { AppError };
 
@@ -175,6 +179,8 @@ export async function readJsonValue(
     throw new AppError('unsupported_media_type', typeMessage, undefined, hasBody(req) ? { Connection: 'close' } : undefined);
   }
   const raw = await readBody(req, limit);
+  // JSON is UTF-8 (RFC 8259): other bytes would be read as U+FFFD and stored so, silently.
+  if (!isUtf8(raw)) throw new AppError('invalid_json', 'Request body is not valid UTF-8');
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
@@ -187,11 +193,11 @@ export function validateBody<S extends z.ZodType>(value: unknown, schema: S, rea
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed([{ path: '', message: 'Request body must be a JSON object' }]);
   }
-  // Text columns cannot hold NUL (PostgreSQL refuses it); nested values are stored as escaped JSON.
-  const nul = Object.entries(value).filter(([, v]) => typeof v === 'string' && v.includes('\0'));
-  if (nul.length) throw validationFailed(nul.map(([k]) => ({ path: k, message: 'Must not contain NUL characters' })));
+  // Text columns cannot hold NUL (PostgreSQL refuses it), wherever the string sits in the body (a
+  // template, a field's label, an id in a list); only `metadata` is stored as escaped JSON and keeps it.
   // A lone surrogate cannot be encoded as UTF-8: it would be stored as U+FFFD or as invalid bytes.
-  const lone = lonePaths(value);
+  const { nul, lone } = unstorablePaths(value, NUL_KEPT);
+  if (nul.length) throw validationFailed([...new Set(nul)].map((path) => ({ path, message: 'Must not contain NUL characters' })));
   if (lone.length)
     throw validationFailed([...new Set(lone)].map((path) => ({ path, message: 'Must not contain unpaired UTF-16 surrogates' })));
   const parsed = schema.safeParse(value);

@@ -216,3 +216,83 @@ describe('#11 lone UTF-16 surrogates', () => {
     expect(r.body.error.issues[0].path).toBe('name');
   });
 });
+
+describe('text the databases cannot store, anywhere in a body (fuzz audit, 2026-11-27)', () => {
+  it('a NUL nested in a template, an invite id or a field definition → 400 naming it; nothing written', async () => {
+    const before = (await owner.get(`/api/project/${p.projectId}/templates`)).body.data;
+    const t = await owner.put(`/api/project/${p.projectId}/templates`, {
+      confirmation: { subject: 'ok' },
+      welcome: { subject: 'a\u0000b' },
+    });
+    expect(t.status).toBe(400);
+    expect(t.body.error.code).toBe('validation_failed');
+    expect(t.body.error.issues.map((i: { path: string }) => i.path)).toEqual(['welcome.subject']);
+    expect((await owner.get(`/api/project/${p.projectId}/templates`)).body.data).toEqual(before);
+    const inv = await owner.post(`/api/project/${p.projectId}/invites`, { entryIds: ['a\u0000b'] });
+    expect(inv.status).toBe(400);
+    expect(inv.body.error.issues.map((i: { path: string }) => i.path)).toEqual(['entryIds.0']);
+    const s = await owner.put(`/api/project/${p.projectId}/settings`, {
+      fields: [{ key: 'k', label: 'a\u0000b', type: 'select', options: ['x\u0000'] }],
+    });
+    expect(s.status).toBe(400);
+    expect(s.body.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(['fields.0.label', 'fields.0.options.0']);
+  });
+
+  it("a NUL in a join's field answer → 400; in its metadata it is kept (stored as escaped JSON)", async () => {
+    const F = await projectWithKey(owner, 'Nul fields');
+    expect(
+      (await owner.put(`/api/project/${F.projectId}/settings`, { fields: [{ key: 'team', label: 'Team', type: 'text' }] })).status,
+    ).toBe(200);
+    const bad = await postJoin(srv.url, F.slug, F.key, { email: uniqueEmail('nulfield'), fields: { team: 'x\u0000' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues.map((i: { path: string }) => i.path)).toEqual(['fields.team']);
+    expect((await postJoin(srv.url, F.slug, F.key, { email: uniqueEmail('nulmeta'), metadata: { k: 'a\u0000b' } })).status).toBe(201);
+  });
+
+  it('a body that is not UTF-8 → 400 invalid_json, on the management API and the join; nothing stored', async () => {
+    const put = await fetch(`${srv.url}/api/project/${p.projectId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', cookie: owner.cookie! },
+      body: Buffer.from([...Buffer.from('{"name":"'), 0xff, 0xfe, ...Buffer.from('"}')]),
+    });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+    expect((await owner.get(`/api/project/${p.projectId}`)).body.data.name).toBe('Round two');
+    const join = await fetch(`${srv.url}/v1/waitlist/${p.slug}/join`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${p.key}` },
+      body: Buffer.from([...Buffer.from('{"email":"latin1@example.com","name":"Jos'), 0xe9, ...Buffer.from('"}')]),
+    });
+    expect(join.status).toBe(400);
+    expect(await join.json()).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_json' },
+      message: 'Request body is not valid UTF-8',
+    });
+  });
+
+  it('templates take bodies of the documented 50,000 characters, in a PUT and a preview', async () => {
+    const text = `Hello {{name}} ${'é'.repeat(49_900)}`;
+    const put = await owner.put(`/api/project/${p.projectId}/templates`, { welcome: { text, html: `<p>${text}</p>` } });
+    expect(put.status).toBe(200);
+    const preview = await owner.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', text });
+    expect(preview.status).toBe(200);
+    expect(preview.body.data.text.length).toBeGreaterThan(49_900);
+    expect((await owner.put(`/api/project/${p.projectId}/templates`, { welcome: null })).status).toBe(200);
+  });
+
+  it('page takes the documented 1,000,000,000 and says why above it', async () => {
+    const top = await owner.get(`/api/project/${p.projectId}/waitlist?page=1000000000`);
+    expect(top.status).toBe(200);
+    expect(top.body.data.items).toEqual([]);
+    const over = await owner.get(`/api/project?page=1000000001`);
+    expect(over.status).toBe(400);
+    expect(over.body.error.issues[0]).toEqual({ path: 'page', message: 'page must be between 1 and 1000000000' });
+  });
+
+  it('a webhook URL on port 0 → 400 naming url', async () => {
+    const r = await owner.post(`/api/project/${p.projectId}/webhooks`, { url: 'http://example.com:0/' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.issues[0].path).toBe('url');
+  });
+});
