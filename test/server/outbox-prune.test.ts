@@ -11,7 +11,7 @@ import { ulid } from 'ulidx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/index.js';
 import { DIALECT } from '../helpers/server.js';
-import { project, user } from '../store/conformance.js';
+import { DELIVERED, project, user, webhook } from '../store/conformance.js';
 
 const DAY = 86_400_000;
 let store: Store;
@@ -47,18 +47,7 @@ beforeAll(async () => {
   const u = user({ id: 'usr_prune' });
   await store.insertUser(u);
   await store.insertProject(project(u.id, { id: 'prj_prune', slug: 'prune' }));
-  await store.events.insertWebhook({
-    id: 'wh_prune',
-    projectId: 'prj_prune',
-    url: 'http://example.com/h',
-    events: JSON.stringify(['entry.created']),
-    secret: 'whsec_x',
-    enabled: true,
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-  });
+  await store.events.insertWebhook(webhook('prj_prune', 'wh_prune', ['entry.created']));
 });
 afterAll(async () => dispose?.());
 
@@ -87,14 +76,7 @@ async function eventAt(at: number, pending = false) {
   );
   if (!pending) {
     const claimed = await store.events.claimOne('wh_prune', dlv, at, 60_000);
-    const outcome = {
-      status: 'delivered' as const,
-      attempts: 1,
-      lastStatusCode: 200,
-      lastError: null,
-      nextAttemptAt: null,
-      clearData: true,
-    };
+    const outcome = DELIVERED;
     expect(await store.events.finish(dlv, claimed!.lease, outcome, at)).toBe(true);
   }
   return { id, dlv };

@@ -8,7 +8,7 @@ import { fanOutPlan } from '../../src/core/fanout.js';
 import { newEmail, outboxId } from '../../src/core/outbox.js';
 import type { Store } from '../../src/db/index.js';
 import { adapterFor } from '../store/adapters.js';
-import { key, project, user } from '../store/conformance.js';
+import { DELIVERED, key, project, user, webhook } from '../store/conformance.js';
 import type { EventRow } from '../../src/db/outbox.js';
 import { DIALECT } from '../helpers/server.js';
 
@@ -22,18 +22,7 @@ beforeAll(async () => {
   await store.insertUser(u);
   await store.insertProject(project(u.id, { id: projectId, name: 'O', slug: 'outbox-one' }));
   await store.insertKey(key(projectId, { id: 'key_o1', lookup: 'lk_o1' }));
-  await store.events.insertWebhook({
-    id: 'wh_o1',
-    projectId,
-    url: 'http://example.com/h',
-    events: JSON.stringify(['entry.created', 'entry.deleted']),
-    secret: 'whsec_x',
-    enabled: true,
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-  });
+  await store.events.insertWebhook(webhook(projectId, 'wh_o1', ['entry.created', 'entry.deleted']));
 });
 afterAll(async () => dispose?.());
 
@@ -105,14 +94,7 @@ describe(`outbox on ${DIALECT}`, () => {
     expect(first[0]!.webhook?.url).toBe('http://example.com/h');
     const rest = await store.events.claimDue(now, 10, 60_000);
     expect(rest).toHaveLength(1); // the first two are leased
-    const outcome = {
-      status: 'delivered' as const,
-      attempts: 1,
-      lastStatusCode: 200,
-      lastError: null,
-      nextAttemptAt: null,
-      clearData: true,
-    };
+    const outcome = DELIVERED;
     for (const d of first) expect(await store.events.finish(d.id, d.lease, outcome, now)).toBe(true);
     // the lease of rest[0] ran out (its instance died): another claim takes it; the old lease is fenced off
     const again = await store.events.claimDue(now + 61_000, 10, 60_000);
@@ -139,18 +121,7 @@ describe(`outbox on ${DIALECT}`, () => {
     const a = await written(() => joinWaitlist(store, qctx, { email: 'q1@x.io' }));
     expect(a).toEqual({ types: [], wakes: 0 });
     // A webhook for entry.deleted only: joins still write nothing; a delete writes its event.
-    const hook = {
-      id: 'wh_o2',
-      projectId: quiet.id,
-      url: 'http://example.com/h',
-      events: JSON.stringify(['entry.deleted']),
-      secret: 'whsec_y',
-      enabled: true,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-      previousSecret: null,
-      previousSecretExpiresAt: null,
-    };
+    const hook = webhook(quiet.id, 'wh_o2', ['entry.deleted']);
     await store.events.insertWebhook(hook);
     let e!: { id: string };
     expect((await written(async () => (e = await joinWaitlist(store, qctx, { email: 'q2@x.io' })))).types).toEqual([]);
@@ -196,18 +167,7 @@ describe(`outbox on ${DIALECT}`, () => {
       [],
     );
     expect(first.invited).toHaveLength(80);
-    await store.events.insertWebhook({
-      id: 'wh_o3',
-      projectId: big.id,
-      url: 'http://example.com/h',
-      events: JSON.stringify(['entry.created', 'entry.invited']),
-      secret: 'whsec_z',
-      enabled: true,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-      previousSecret: null,
-      previousSecretExpiresAt: null,
-    });
+    await store.events.insertWebhook(webhook(big.id, 'wh_o3', ['entry.created', 'entry.invited']));
     const later = await joinMany('j');
     await store.events.fanOut(1000, () => []);
     const evs = await invitedEvents(() => inviteEntries(store, big, { count: 80 }));
@@ -218,19 +178,7 @@ describe(`outbox on ${DIALECT}`, () => {
   it("gives a join's event that only webhooks read one delivery per enabled subscribed webhook; on SQLite in the join's transaction", async () => {
     const p = project('usr_o1', { id: 'prj_outbox4', slug: 'outbox-four' });
     await store.insertProject(p);
-    const hook = (id: string, events: string[], enabled = true) =>
-      store.events.insertWebhook({
-        id,
-        projectId: p.id,
-        url: 'http://example.com/h',
-        events: JSON.stringify(events),
-        secret: 'whsec_4',
-        enabled,
-        createdAt: Date.now(),
-        updatedAt: Date.now(),
-        previousSecret: null,
-        previousSecretExpiresAt: null,
-      });
+    const hook = (id: string, events: string[], enabled = true) => store.events.insertWebhook(webhook(p.id, id, events, { enabled }));
     await hook('wh_o4a', ['entry.created']);
     await hook('wh_o4b', ['entry.deleted', 'entry.created']);
     await hook('wh_o4c', ['entry.deleted']);

@@ -14,6 +14,7 @@ import {
   UNTOUCHED_LIFECYCLE,
   type UserRow,
 } from '../../src/db/store.js';
+import type { WebhookRow } from '../../src/db/outbox.js';
 import type { Adapter } from './adapters.js';
 
 const DAY = 86_400_000;
@@ -56,6 +57,32 @@ export function key(projectId: string, over: Partial<KeyRow> = {}): KeyRow {
     ...over,
   };
 }
+/** A webhook row of `projectId` to http://example.com/h for `events`, enabled, with no previous secret. */
+export function webhook(projectId: string, id: string, events: string[], over: Partial<WebhookRow> = {}): WebhookRow {
+  const now = Date.now();
+  return {
+    id,
+    projectId,
+    url: 'http://example.com/h',
+    events: JSON.stringify(events),
+    secret: 'whsec_x',
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    ...over,
+  };
+}
+/** A delivery attempt that succeeded (200), for `store.events.finish`. */
+export const DELIVERED = {
+  status: 'delivered' as const,
+  attempts: 1,
+  lastStatusCode: 200,
+  lastError: null,
+  nextAttemptAt: null,
+  clearData: true,
+};
 export function entry(projectId: string, over: Partial<EntryRow> = {}): EntryRow {
   const email = over.email ?? `e-${uniq()}@example.com`;
   return {
