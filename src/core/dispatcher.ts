@@ -35,6 +35,8 @@ export interface DispatcherOptions {
   /** Deliveries in flight at once. */
   concurrency?: number;
   pollMs?: number;
+  /** The first 30-day prune after start, in ms (then hourly); default 10 s. */
+  firstPruneMs?: number;
   log?: (line: string) => void;
 }
 
@@ -60,7 +62,11 @@ export class Dispatcher {
   start() {
     this.store.onOutboxWrite(() => this.wake());
     this.timers.push(setInterval(() => this.wake(), this.opts.pollMs ?? 1000));
-    this.timers.push(setInterval(() => void this.store.events.prune(Date.now() - PRUNE_AFTER_MS).catch(() => undefined), 3_600_000));
+    // The 30-day prune: hourly, and once shortly after start, so a server restarted more often than
+    // hourly (a deploy a day, a crash loop) still prunes.
+    const prune = () => void this.store.events.prune(Date.now() - PRUNE_AFTER_MS).catch(() => undefined);
+    this.timers.push(setInterval(prune, 3_600_000));
+    this.timers.push(setTimeout(prune, this.opts.firstPruneMs ?? 10_000));
     for (const t of this.timers) t.unref();
     // What the previous process had claimed and not finished (it was killed mid-send) goes now, not
     // after the lease (SQLite; a no-op on PostgreSQL).
@@ -168,14 +174,25 @@ export class Dispatcher {
     if (!project) return { ok: false, statusCode: null, error: 'project no longer exists', final: true };
     const vars: EmailVars = { ...(JSON.parse(d.data) as EmailVars), projectName: project.name, dashboardUrl: `${this.opts.publicUrl}/` };
     if (d.type === 'digest') {
+      // Sent to what the settings say now, not when the hour's first sign-up queued it.
+      const s = featureSettings(project);
+      if (s.notify !== 'hourly') return { ok: false, statusCode: null, error: `not sent: notify is now "${s.notify}"`, final: true };
+      const recipient = d.recipient.trim().toLowerCase();
+      if (!s.notifyEmails.some((a) => a.trim().toLowerCase() === recipient)) {
+        return { ok: false, statusCode: null, error: 'not sent: the address is no longer in notifyEmails', final: true };
+      }
       // A confirmed entry joined at most pendingPurgeDays before (+ a day: the purge runs hourly); an id's
       // time may be a millisecond off its createdAt (a second of slack each side).
       const [from, to] = [Number(vars.from), Number(vars.to)];
-      const lookback = (featureSettings(project).pendingPurgeDays + 1) * 86_400_000;
+      const lookback = (s.pendingPurgeDays + 1) * 86_400_000;
       const ids = { from: idFloor('ent', from - lookback - 1000), to: idFloor('ent', to + 1000) };
       const { count, rows } = await this.store.events.signupsBetween(d.projectId, from, to, 100, ids);
-      if (count === 0) return { ok: true, statusCode: null, error: null }; // nothing to report
+      if (count === 0)
+        return { ok: false, statusCode: null, error: "not sent: none of the hour's sign-ups is still on the list", final: true };
       vars.count = count;
+      // Mustache has no plurals: the digest's default subject and text use these ("1 person", "3 people").
+      vars.people = count === 1 ? '1 person' : `${count} people`;
+      vars.newSignups = count === 1 ? '1 new sign-up' : `${count} new sign-ups`;
       vars.signups =
         rows.map((r) => (r.name ? `${r.email} (${r.name})` : r.email)).join('\n') +
         (count > rows.length ? `\n… and ${count - rows.length} more` : '');

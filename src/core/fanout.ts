@@ -3,6 +3,8 @@
 // of the project's `notify` setting (one email per sign-up, or one hourly digest row per recipient).
 import type { EventRow, FanOutPlan, NewDelivery, WebhookRow } from '../db/outbox.js';
 import type { ProjectRow } from '../db/store.js';
+import { encodeTime } from 'ulidx';
+import { sha256 } from './crypto.js';
 import { outboxId } from './outbox.js';
 import { featureSettings } from './settings.js';
 
@@ -59,7 +61,7 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
     if (settings.notify === 'off' || !settings.notifyEmails.length) return out;
     const data = ((JSON.parse(e.payload) as { data?: EntryData }).data ?? {}) as EntryData;
     if (!isSignup(e, data)) return out;
-    settings.notifyEmails.forEach((to, i) => {
+    for (const to of settings.notifyEmails) {
       if (settings.notify === 'each') {
         out.push({
           ...base,
@@ -73,13 +75,14 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
         });
       } else {
         // One digest per recipient per hour: a fixed id, so the hour's other sign-ups add nothing (insert ignores it);
-        // the digest counts the hour's sign-ups when it is sent, at the end of the hour.
+        // the digest counts the hour's sign-ups when it is sent, at the end of the hour (and only if the
+        // address is still a recipient then: src/core/dispatcher.ts).
         const from = Math.floor(e.createdAt / HOUR_MS) * HOUR_MS;
         out.push({
           projectId: e.projectId,
           createdAt: e.createdAt,
           nextAttemptAt: from + HOUR_MS,
-          id: `dig_${e.projectId}_${from}_${i}`,
+          id: digestId(e.projectId, from, to),
           kind: 'email',
           webhookId: null,
           eventId: null,
@@ -88,7 +91,22 @@ export function fanOutPlan(withEmail: boolean): FanOutPlan {
           data: JSON.stringify({ from, to: from + HOUR_MS }),
         });
       }
-    });
+    }
     return out;
   };
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The id of the digest of `to` for the hour starting at `hourStart`: an `eml_` id whose time part is the
+ * hour's start (so the email log, newest first by id, lists it among the emails of its hour) and whose
+ * rest is a hash of the project, the hour and the address. Keyed by the address, not its place in
+ * `notifyEmails`: an address added during the hour gets its own digest from the next sign-up on.
+ */
+export function digestId(projectId: string, hourStart: number, to: string): string {
+  const h = Buffer.from(sha256(`${projectId}|${hourStart}|${to.trim().toLowerCase()}`), 'hex');
+  let rest = '';
+  for (let i = 0; i < 16; i++) rest += CROCKFORD[h[i]! & 31];
+  return `eml_${encodeTime(hourStart, 10)}${rest}`;
 }

@@ -1,7 +1,7 @@
 // Email templates: a default per kind, overridable per project (GET/PUT /api/project/:id/templates).
 // Mustache syntax: {{var}} (HTML-escaped in the HTML part), {{#var}}…{{/var}} shown only when var is
 // set. Variables: projectName, email, name, confirmUrl, statusUrl, leaveUrl, inviteUrl, inviteCode,
-// expiresAt, position, referralUrl, dashboardUrl, count, signups (digest: one "email (name)" per line).
+// expiresAt, position, referralUrl, dashboardUrl, count, people, newSignups, signups (digest: one "email (name)" per line).
 import Mustache from 'mustache';
 import type { TemplateRow } from '../db/outbox.js';
 import type { EmailTemplate, EmailVars } from './outbox.js';
@@ -56,9 +56,9 @@ export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
     html: '<p><b>{{email}}</b>{{#name}} ({{name}}){{/name}} joined the {{projectName}} waitlist.</p>{{#dashboardUrl}}<p><a href="{{dashboardUrl}}">Open the dashboard</a></p>{{/dashboardUrl}}',
   },
   digest: {
-    subject: '{{count}} new sign-up(s) on {{projectName}}',
-    text: '{{count}} people joined the {{projectName}} waitlist in the last hour:\n\n{{{signups}}}{{#dashboardUrl}}\n\nDashboard: {{{dashboardUrl}}}{{/dashboardUrl}}',
-    html: '<p>{{count}} people joined the {{projectName}} waitlist in the last hour:</p><pre>{{signups}}</pre>{{#dashboardUrl}}<p><a href="{{dashboardUrl}}">Open the dashboard</a></p>{{/dashboardUrl}}',
+    subject: '{{newSignups}} on {{projectName}}',
+    text: '{{people}} joined the {{projectName}} waitlist in the last hour:\n\n{{{signups}}}{{#dashboardUrl}}\n\nDashboard: {{{dashboardUrl}}}{{/dashboardUrl}}',
+    html: '<p>{{people}} joined the {{projectName}} waitlist in the last hour:</p><pre>{{signups}}</pre>{{#dashboardUrl}}<p><a href="{{dashboardUrl}}">Open the dashboard</a></p>{{/dashboardUrl}}',
   },
 };
 
@@ -77,6 +77,8 @@ export const SAMPLE_VARS: EmailVars = {
   referralUrl: 'https://waitlist.example.com/w/my-app?ref=sample',
   dashboardUrl: 'https://waitlist.example.com/',
   count: 2,
+  people: '2 people',
+  newSignups: '2 new sign-ups',
   signups: 'ada@example.com (Ada)\ngrace@example.com',
 };
 

@@ -67,7 +67,8 @@ it(`sends one hourly digest per recipient with the hour's sign-ups (${DIALECT})`
   }
   expect(smtp.mails).toHaveLength(2);
   const m = smtp.mails[0]!;
-  expect(m.subject).toBe('3 new sign-up(s) on Digest Co');
+  expect(m.subject).toBe('3 new sign-ups on Digest Co');
+  expect(m.text).toContain('3 people joined the Digest Co waitlist in the last hour');
   expect(m.text).toContain('a@example.com (Ada)\nb@example.com\nc@example.com (Cy)');
   expect(m.text).toContain('https://wl.example.com/');
   expect(m.html).toContain('a@example.com (Ada)');
@@ -116,4 +117,98 @@ it(`a digest counts joins and confirmations of its hour, never pending or import
   // The id range bounds the look-back: an entry that joined before it is not read.
   const narrow = { from: idFloor('ent', hour - 3_600_000), to: ids.to };
   expect((await store.events.signupsBetween(pid, hour, hour + 3_600_000, 100, narrow)).count).toBe(1);
+});
+
+it(`a digest of one sign-up says "1 new sign-up" and "1 person" (${DIALECT})`, async () => {
+  const pid = 'prj_digest3';
+  await store.insertProject(
+    project('usr_d1', {
+      id: pid,
+      name: 'Digest Three',
+      slug: 'digest-three',
+      settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['one@example.com'] }),
+    }),
+  );
+  await store.insertKey(key(pid, { id: 'key_d3', lookup: 'lk_d3' }));
+  await joinWaitlist(store, { projectId: pid, keyId: 'key_d3', ip: null, country: null, userAgent: null }, { email: 'solo@example.com' });
+  await store.events.fanOut(100, fanOutPlan(true));
+  const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+  const [d] = (await store.events.claimDue(hourEnd + 1, 10, 60_000)).filter((x) => x.recipient === 'one@example.com');
+  const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'w@example.com' });
+  try {
+    expect(await new Dispatcher(store, { mailer, allowPrivateWebhooks: false, publicUrl: '' }).deliver(d!)).toMatchObject({
+      status: 'delivered',
+    });
+  } finally {
+    mailer.close();
+  }
+  const m = smtp.mails.find((x) => x.subject?.includes('Digest Three'))!;
+  expect(m.subject).toBe('1 new sign-up on Digest Three');
+  expect(m.text).toContain('1 person joined the Digest Three waitlist in the last hour');
+});
+
+it(`a digest goes to the addresses notifyEmails holds when it is sent, and not at all once notify is off (${DIALECT})`, async () => {
+  const pid = 'prj_digest4';
+  const settings = (s: object) => JSON.stringify({ notify: 'hourly', ...s });
+  await store.insertProject(
+    project('usr_d1', {
+      id: pid,
+      name: 'Digest Four',
+      slug: 'digest-four',
+      settings: settings({ notifyEmails: ['a4@example.com', 'b4@example.com'] }),
+    }),
+  );
+  await store.insertKey(key(pid, { id: 'key_d4', lookup: 'lk_d4' }));
+  const ctx = { projectId: pid, keyId: 'key_d4', ip: null, country: null, userAgent: null };
+  await joinWaitlist(store, ctx, { email: 'p4@example.com' });
+  await store.events.fanOut(100, fanOutPlan(true));
+  // b4 is replaced by c4 during the hour: the next sign-up queues c4's digest.
+  await store.updateProjectSettings(pid, { settings: settings({ notifyEmails: ['a4@example.com', 'c4@example.com'] }) });
+  await joinWaitlist(store, ctx, { email: 'q4@example.com' });
+  await store.events.fanOut(100, fanOutPlan(true));
+  const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+  const due = (await store.events.claimDue(hourEnd + 1, 50, 60_000)).filter((x) => x.projectId === pid);
+  expect(due.map((d) => d.recipient).sort()).toEqual(['a4@example.com', 'b4@example.com', 'c4@example.com']);
+  const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'w@example.com' });
+  const dispatcher = new Dispatcher(store, { mailer, allowPrivateWebhooks: false, publicUrl: '' });
+  try {
+    const outcome = new Map<string, unknown>();
+    for (const d of due) outcome.set(d.recipient!, await dispatcher.deliver(d));
+    expect(outcome.get('a4@example.com')).toMatchObject({ status: 'delivered' });
+    expect(outcome.get('c4@example.com')).toMatchObject({ status: 'delivered' });
+    expect(outcome.get('b4@example.com')).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the address is no longer in notifyEmails',
+    });
+    const sent = smtp.mails.filter((m) => m.subject?.includes('Digest Four'));
+    expect(sent.map((m) => m.subject)).toEqual(['2 new sign-ups on Digest Four', '2 new sign-ups on Digest Four']);
+  } finally {
+    mailer.close();
+  }
+});
+
+it(`a digest queued before notify was turned off is not sent (${DIALECT})`, async () => {
+  const pid = 'prj_digest5';
+  await store.insertProject(
+    project('usr_d1', {
+      id: pid,
+      name: 'Digest Five',
+      slug: 'digest-five',
+      settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['a5@example.com'] }),
+    }),
+  );
+  await store.insertKey(key(pid, { id: 'key_d5', lookup: 'lk_d5' }));
+  await joinWaitlist(store, { projectId: pid, keyId: 'key_d5', ip: null, country: null, userAgent: null }, { email: 'p5@example.com' });
+  await store.events.fanOut(100, fanOutPlan(true));
+  await store.updateProjectSettings(pid, { settings: JSON.stringify({ notify: 'off', notifyEmails: ['a5@example.com'] }) });
+  const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+  const [d] = (await store.events.claimDue(hourEnd + 1, 50, 60_000)).filter((x) => x.projectId === pid);
+  const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'w@example.com' });
+  try {
+    const r = await new Dispatcher(store, { mailer, allowPrivateWebhooks: false, publicUrl: '' }).deliver(d!);
+    expect(r).toMatchObject({ status: 'failed', lastError: 'not sent: notify is now "off"' });
+  } finally {
+    mailer.close();
+  }
+  expect(smtp.mails.some((m) => m.subject?.includes('Digest Five'))).toBe(false);
 });

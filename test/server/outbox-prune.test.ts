@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ulid } from 'ulidx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../src/core/dispatcher.js';
 import type { Store } from '../../src/db/index.js';
 import { DIALECT } from '../helpers/server.js';
 import { DELIVERED, project, user, webhook } from '../store/conformance.js';
@@ -93,6 +94,19 @@ describe(`outbox prune on ${DIALECT}`, () => {
     await store.events.prune(now - 30 * DAY);
     expect((await query('SELECT id FROM events ORDER BY id')).sort()).toEqual([oldPending.id, recent.id].sort());
     expect((await query('SELECT id FROM deliveries ORDER BY id')).sort()).toEqual([oldPending.dlv, recent.dlv].sort());
+  });
+
+  it('the dispatcher prunes shortly after it starts, not only after an hour', async () => {
+    const old = await eventAt(Date.now() - 45 * DAY);
+    const dispatcher = new Dispatcher(store, { mailer: null, allowPrivateWebhooks: false, publicUrl: '', firstPruneMs: 50 });
+    dispatcher.start();
+    try {
+      for (let i = 0; i < 100 && (await query('SELECT id FROM events')).includes(old.id); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await query('SELECT id FROM events')).not.toContain(old.id);
+      expect(await query('SELECT id FROM deliveries')).not.toContain(old.dlv);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 
   it('has no index on events.created_at', async () => {

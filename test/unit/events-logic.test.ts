@@ -2,7 +2,8 @@
 // the fan-out plan (webhook filters, notices per sign-up, hourly digest rows), template rendering.
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { fanOutPlan } from '../../src/core/fanout.js';
+import { encodeTime } from 'ulidx';
+import { digestId, fanOutPlan } from '../../src/core/fanout.js';
 import { newEvent } from '../../src/core/outbox.js';
 import { isPrivateAddress, webhookUrlProblem } from '../../src/core/ssrf.js';
 import { DEFAULT_TEMPLATES, renderEmail, templateProblem } from '../../src/core/templates.js';
@@ -128,7 +129,13 @@ describe('fan-out plan', () => {
     expect(JSON.parse(notices[0]!.data!)).toEqual({ email: 'a@x.io', name: 'A' });
     const hourly = fanOutPlan(true)(created, [], project({ notify: 'hourly', notifyEmails: ['f@x.io'] }));
     const hour = Date.UTC(2030, 0, 1, 10);
-    expect(hourly).toMatchObject([{ type: 'digest', recipient: 'f@x.io', id: `dig_prj_1_${hour}_0`, nextAttemptAt: hour + 3_600_000 }]);
+    expect(hourly).toMatchObject([
+      { type: 'digest', recipient: 'f@x.io', id: digestId('prj_1', hour, 'f@x.io'), nextAttemptAt: hour + 3_600_000 },
+    ]);
+    // Keyed by the address (any case), not by its place in the list; an eml_ id of the hour's time.
+    const moved = fanOutPlan(true)(created, [], project({ notify: 'hourly', notifyEmails: ['new@x.io', 'F@x.io'] }));
+    expect(moved.map((d) => d.id)).toEqual([digestId('prj_1', hour, 'new@x.io'), hourly[0]!.id]);
+    expect(hourly[0]!.id).toMatch(new RegExp(`^eml_${encodeTime(hour, 10)}[0-9A-HJKMNP-TV-Z]{16}$`));
     const pending = { ...newEvent('entry.created', 'prj_1', { email: 'p@x.io', status: 'pending' }, at), fannedOut: false };
     expect(fanOutPlan(true)(pending, [], each)).toEqual([]); // not a sign-up until confirmed
   });
