@@ -24,6 +24,8 @@ describe('exit codes of the process', () => {
         /^error: --smtp-url must look like smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465\n$/,
       ],
       [['serve', '--allowed-hosts', 'a/b'], {}, /^error: --allowed-hosts: not a host name or host:port: a\/b/],
+      [['serve', '--mail-from', 'not an address'], {}, /^error: --mail-from must be an address or "Name <address>".*not 'not an address'/],
+      [['serve'], { WAITLIST_MAIL_FROM: 'My app <>' }, /^error: --mail-from must be an address/],
       [['serve'], { WAITLIST_RETRY_SCHEDULE: 'x' }, /^error: WAITLIST_RETRY_SCHEDULE must be comma-separated seconds/],
       [['serve'], { WAITLIST_SHUTDOWN_GRACE: '61' }, /^error: WAITLIST_SHUTDOWN_GRACE must be a number of seconds from 0 to 60, not '61'/],
       [['entry', 'list', '--project', 'p', '--limit', 'x'], {}, /--limit <n>.*must be an integer from 1 to 100/],

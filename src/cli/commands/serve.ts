@@ -72,7 +72,15 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
       throw new CliError('--smtp-url must look like smtp://user:pass@host:587 or smtps://user:pass@host:465', EXIT.usage);
     out.smtpUrl = opts.smtpUrl;
   }
-  if (opts.mailFrom) out.mailFrom = opts.mailFrom;
+  if (opts.mailFrom) {
+    // "Name <addr>", "\"Name\" <addr>" or a bare address. Anything else would reach nodemailer as an
+    // empty address: emails with no From header and a null sender, logged as delivered.
+    const m = /<([^<>]*)>\s*$/.exec(opts.mailFrom);
+    const addr = (m ? m[1]! : opts.mailFrom).trim();
+    if (!/^[^\s@<>",;]+@[^\s@<>",;]+$/.test(addr))
+      throw new CliError(`--mail-from must be an address or "Name <address>", like "My app <hello@example.com>", not '${opts.mailFrom}'`, EXIT.usage);
+    out.mailFrom = opts.mailFrom;
+  }
   const schedule = process.env.WAITLIST_RETRY_SCHEDULE;
   if (schedule) {
     const list = schedule.split(',').map(Number);
