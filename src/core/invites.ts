@@ -11,6 +11,14 @@ const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Invites the next `count` waiting entries (queue order) or the given ones; a dry run only lists them. */
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** A time for people to read in an email: "11 December 2026, 14:28 UTC". */
+export function readableUtc(ms: number): string {
+  const d = new Date(ms);
+  const hm = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${hm} UTC`;
+}
+
 export async function inviteEntries(
   store: Store,
   project: ProjectRow,
@@ -44,6 +52,7 @@ export async function inviteEntries(
               inviteCode: code,
               inviteUrl: template ? template.replaceAll('{code}', encodeURIComponent(code)) : null,
               expiresAt: iso(expiresAt),
+              expiresOn: readableUtc(expiresAt),
               ...links(e),
             },
             now,

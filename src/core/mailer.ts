@@ -1,6 +1,6 @@
 // Email over the operator's own SMTP server (nodemailer). Created only when --smtp-url is set.
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { TemplateParts } from './templates.js';
+import { htmlDocument, type TemplateParts } from './templates.js';
 
 export interface MailerOptions {
   /** smtp://user:pass@host:port or smtps://… */
@@ -52,7 +52,7 @@ export class Mailer {
         to,
         subject: parts.subject,
         text: parts.text,
-        html: parts.html,
+        html: htmlDocument(parts.html),
         headers,
         signal: AbortSignal.timeout(this.opts.deadlineMs ?? SEND_DEADLINE_MS),
       });

@@ -1,7 +1,7 @@
 // Email templates: a default per kind, overridable per project (GET/PUT /api/project/:id/templates).
 // Mustache syntax: {{var}} (HTML-escaped in the HTML part), {{#var}}…{{/var}} shown only when var is
 // set. Variables: projectName, email, name, confirmUrl, statusUrl, leaveUrl, inviteUrl, inviteCode,
-// expiresAt, position, referralUrl, dashboardUrl, count, people, newSignups, signups (digest: one "email (name)" per line).
+// expiresAt, expiresOn, position, referralUrl, dashboardUrl, count, people, newSignups, signups (digest: one "email (name)" per line).
 import Mustache from 'mustache';
 import type { TemplateRow } from '../db/outbox.js';
 import type { EmailTemplate, EmailVars } from './outbox.js';
@@ -42,11 +42,11 @@ export const DEFAULT_TEMPLATES: Record<EmailTemplate, TemplateParts> = {
   invite: {
     subject: "You're invited to {{projectName}}",
     text:
-      "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresAt}}The invite expires on {{expiresAt}}.{{/expiresAt}}" +
+      "Hi{{#name}} {{name}}{{/name}},\n\nYour wait is over: you're invited to {{projectName}}.\n{{#inviteUrl}}Accept: {{{inviteUrl}}}\n{{/inviteUrl}}{{^inviteUrl}}Your invite code: {{inviteCode}}\n{{/inviteUrl}}{{#expiresOn}}The invite expires on {{expiresOn}}.{{/expiresOn}}" +
       statusText +
       leaveText,
     html:
-      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you\'re invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href="{{inviteUrl}}">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresAt}}<p>The invite expires on {{expiresAt}}.</p>{{/expiresAt}}' +
+      '<p>Hi{{#name}} {{name}}{{/name}},</p><p>Your wait is over: you\'re invited to {{projectName}}.</p>{{#inviteUrl}}<p><a href="{{inviteUrl}}">Accept the invite</a></p>{{/inviteUrl}}{{^inviteUrl}}<p>Your invite code: <code>{{inviteCode}}</code></p>{{/inviteUrl}}{{#expiresOn}}<p>The invite expires on {{expiresOn}}.</p>{{/expiresOn}}' +
       statusHtml +
       leaveHtml,
   },
@@ -72,7 +72,8 @@ export const SAMPLE_VARS: EmailVars = {
   leaveUrl: 'https://waitlist.example.com/w/my-app/leave?token=sample',
   inviteUrl: 'https://app.example.com/signup?invite=sample',
   inviteCode: 'sample-invite-code',
-  expiresAt: '2030-01-01',
+  expiresAt: '2030-01-01T12:00:00.000Z',
+  expiresOn: '1 January 2030, 12:00 UTC',
   position: 42,
   referralUrl: 'https://waitlist.example.com/w/my-app?ref=sample',
   dashboardUrl: 'https://waitlist.example.com/',
@@ -116,6 +117,16 @@ export function renderEmail(t: TemplateParts, vars: EmailVars): TemplateParts {
     text: Mustache.render(t.text, vars, {}, plain),
     html: Mustache.render(t.html, vars, {}, html),
   };
+}
+
+/**
+ * An email's HTML part as a whole document: templates are fragments (`<p>…</p>`), and an HTML part
+ * without `<html>` and `<body>` is scored as spam (SpamAssassin HTML_MIME_NO_HTML_TAG). A template that
+ * is already a document is left as it is.
+ */
+export function htmlDocument(html: string): string {
+  if (/<html[\s>]/i.test(html)) return html;
+  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head><body>${html}</body></html>`;
 }
 
 /** The reason a template text does not parse, or null. */

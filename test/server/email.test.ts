@@ -161,13 +161,21 @@ describe(`email on ${DIALECT}`, () => {
     ok(await c.post(`/v1/waitlist/${q.slug}/confirm`, { token }));
     const welcome = (await waitFor(() => mailsTo(email).length >= 3 && mailsTo(email), 15_000, 'welcome'))[2]!;
     expect(welcome.subject).toBe("You're on the Links Club waitlist");
+    // The HTML part is a whole document (a bare fragment is scored as spam), the template's body inside.
+    expect(String(welcome.html)).toMatch(/^<!DOCTYPE html>\n<html><head><meta charset="utf-8">.*<\/head><body><p>Hi/s);
+    expect(String(welcome.html)).toMatch(/<\/body><\/html>$/);
     expect(welcome.text).toContain('You are number 1.');
     expect(welcome.text).toContain(`https://wl.example.com/w/${q.slug}?ref=${encodeURIComponent(j.referralCode)}`);
     carriesLinks(welcome);
     // The invite too.
-    ok(await c.post(`/api/project/${q.projectId}/invites`, { entryIds: [j.entryId] }));
+    const invited = ok(await c.post(`/api/project/${q.projectId}/invites`, { entryIds: [j.entryId] }));
     const invite = (await waitFor(() => mailsTo(email).length >= 4 && mailsTo(email), 15_000, 'invite'))[3]!;
     expect(invite.subject).toBe("You're invited to Links Club");
+    // The expiry for people: "11 December 2026, 14:28 UTC", not the ISO time.
+    const exp = new Date(invited.invited[0].expiresAt);
+    const month = exp.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' });
+    const hm = exp.toISOString().slice(11, 16);
+    expect(invite.text).toContain(`The invite expires on ${exp.getUTCDate()} ${month} ${exp.getUTCFullYear()}, ${hm} UTC.`);
     carriesLinks(invite);
     // The links work: the status page, then the one-click unsubscribe a mail app posts.
     expect((await c.get(`/v1/waitlist/${q.slug}/status?token=${encodeURIComponent(j.statusToken)}`)).status).toBe(200);
