@@ -121,7 +121,7 @@ function report(ctx: CliContext, err: unknown): number {
   }
   if (err instanceof ApiError) return reportApiError(ctx, err);
   if ((err as Error | undefined)?.name === 'ExitPromptError') {
-    say('\ncancelled\n');
+    say('\nerror: cancelled\n'); // Ctrl-C at a prompt: the same error: line as every failure
     return EXIT.error;
   }
   if (err instanceof CliError) {

@@ -30,6 +30,15 @@ export function jsonObjectValue(v: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** LIMITS.searchChars of the contract, repeated like PAGE_LIMIT_MAX (a unit test keeps them equal). */
+export const SEARCH_CHARS_MAX = 200;
+
+/** A --search flag: at most SEARCH_CHARS_MAX characters (the server's limit), checked before any request. */
+export function searchValue(v: string): string {
+  if (v.length > SEARCH_CHARS_MAX) throw new InvalidArgumentError(`must be at most ${SEARCH_CHARS_MAX} characters`);
+  return v;
+}
+
 /** A non-empty string flag. */
 export function nonEmpty(v: string): string {
   if (!v.trim()) throw new InvalidArgumentError('must not be empty');

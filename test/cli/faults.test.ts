@@ -3,7 +3,7 @@
 // that goes away in the middle of `entry list --all`, and stdout that cannot be written. A real server
 // behind a proxy that misbehaves on request (test/cli/proxy.ts).
 import { execa } from 'execa';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/server.js';
@@ -162,6 +162,20 @@ describe('stdout that cannot be written', () => {
       expect(r.exitCode, args.join(' ')).toBe(1);
       expect(r.stderr, args.join(' ')).toBe('error: cannot write to standard output: EBADF: bad file descriptor, write');
     }
+  });
+
+  it('a failed export -o removes a partial file it wrote, never what a symbolic link points at or the link', async () => {
+    const link = join(user.home, 'full.csv');
+    symlinkSync('/dev/full', link);
+    const r = await execa('node', [BIN, 'entry', 'export', '--project', 'faults', '-o', link], {
+      env: env(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^error: export interrupted: ENOSPC/);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true); // it removed the link (and as root, -o /dev/full removed the device)
+    expect(lstatSync('/dev/full').isCharacterDevice()).toBe(true);
   });
 
   it('a reader that closed the pipe (`| head`) still ends quietly with exit 0', async () => {

@@ -61,6 +61,13 @@ describe.runIf(hasScript)('on a terminal', () => {
     expect((await cliJson(['whoami'], { home })).email).toBe('tty@example.com');
   });
 
+  it('Ctrl-C at a prompt ends with one error: line and exit 1', async () => {
+    const r = await onTty(freshHome(), ['login', '--server', srv.url, '--email', 'x@example.com'], [[/Password:/, '\x03']]);
+    expect(r.answered).toBe(1);
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(/\nerror: cancelled\r?\n/);
+  });
+
   it('delete asks: "no" changes nothing, "yes" deletes', async () => {
     const p = await cliJson(['project', 'create', '--name', 'Ask Me', '--slug', 'ask-me'], { home });
     const no = await onTty(home, ['project', 'delete', 'ask-me'], [[/Delete project Ask Me \(ask-me\)\?/, 'n\r']]);

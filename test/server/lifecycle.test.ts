@@ -321,7 +321,11 @@ describe('subscriber self-service', () => {
     const inv = ok(await admin.post(`/api/project/${p.projectId}/invites`, { entryIds: [old.entryId] }));
     expect(inv.invited[0].inviteCode).toMatch(/^[0-9a-z]{9}[\w-]{43}$/);
     const legacyInvite = 'Q9w8E7r6T5y4U3i2O1p0A9s8D7f6G5h4J3k2L1z0X9c';
-    await dbQuery(server, 'UPDATE entries SET invite_code_hash = ? WHERE id = ?', [sha256(legacyInvite), old.entryId]);
+    // …with no expiry stored (never expires: the check and the redeem agree, on both databases).
+    await dbQuery(server, 'UPDATE entries SET invite_code_hash = ?, invite_expires_at = NULL WHERE id = ?', [
+      sha256(legacyInvite),
+      old.entryId,
+    ]);
     ok(await c.get(`/v1/waitlist/${p.slug}/invites/${legacyInvite}`, bearer(p.secret)));
     ok(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: legacyInvite }, bearer(p.secret)));
     ok(await c.post(`/v1/waitlist/${p.slug}/leave`, { token: legacyToken }));

@@ -1,6 +1,16 @@
 // `waitlist entry list | get | update | delete | export --project P`.
 import { Option, type Command } from 'commander';
-import { examples, formatOption, PAGE_LIMIT_MAX, intValue, jsonObjectValue, withJson, withProject, withYes } from '../options.js';
+import {
+  examples,
+  formatOption,
+  PAGE_LIMIT_MAX,
+  intValue,
+  jsonObjectValue,
+  searchValue,
+  withJson,
+  withProject,
+  withYes,
+} from '../options.js';
 import type { CliContext } from '../io.js';
 
 const run = () => import('./entry-run.js');
@@ -20,7 +30,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
         entry
           .command('list')
           .description('List entries, newest first (one page, or every page with --all)')
-          .option('--search <q>', 'case-insensitive substring of email or name')
+          .addOption(new Option('--search <q>', 'case-insensitive substring of email or name').argParser(searchValue))
           .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, 1_000_000_000)).conflicts('all'))
           .addOption(
             new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(
@@ -113,7 +123,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
         .addOption(formatOption())
         .option('--json', 'the json format (same as --format json)')
         .option('-o, --output <file>', 'write to this file instead of stdout (- is stdout)')
-        .option('--search <q>', 'only entries whose email or name contains this'),
+        .addOption(new Option('--search <q>', 'only entries whose email or name contains this').argParser(searchValue)),
     ),
     [
       'waitlist entry export --project my-app --output subscribers.csv      # format from the extension',

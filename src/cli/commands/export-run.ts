@@ -2,7 +2,7 @@
 // with a progress line on stderr when stderr is a terminal. Nothing holds the whole list.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -88,6 +88,9 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
   if (!res.body) throw new CliError('the server sent an empty export', EXIT.error);
   const counter = new Counter(opts.format === 'csv');
   let dest = ctx.io.stdout as Writable;
+  // Whether a failed export may remove what -o names: only a regular file (new, or one it overwrote),
+  // never a device, a FIFO or a symbolic link the user pointed it at (-o /dev/full, a named pipe).
+  let removable = false;
   if (opts.file) {
     // Opened once the server has answered (a failed request creates no file), and before anything is
     // piped, so a file that cannot be created (no such directory, no permission) says just that.
@@ -99,6 +102,7 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
       throw new CliError(`cannot write ${opts.file}: ${(err as Error).message}`, EXIT.error);
     }
     dest = file;
+    removable = (await lstat(opts.file)).isFile(); // lstat: a symbolic link is not followed
   }
   const stop = showProgress ? progressBar(out, counter, opts.format, total) : () => {};
   try {
@@ -107,7 +111,7 @@ export async function runExport(ctx: CliContext, client: WaitlistClient, opts: E
     stop();
     const code = (err as NodeJS.ErrnoException).code;
     if (!opts.file && code === 'EPIPE') return 0; // `… | head`: the reader had enough
-    if (opts.file) await rm(opts.file, { force: true });
+    if (opts.file && removable) await rm(opts.file, { force: true });
     throw new CliError(`export interrupted: ${(err as Error).message}`, EXIT.error);
   }
   stop();

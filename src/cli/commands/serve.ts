@@ -78,7 +78,10 @@ function eventOptions(opts: { publicUrl?: string; smtpUrl?: string; mailFrom?: s
     const m = /<([^<>]*)>\s*$/.exec(opts.mailFrom);
     const addr = (m ? m[1]! : opts.mailFrom).trim();
     if (!/^[^\s@<>",;]+@[^\s@<>",;]+$/.test(addr))
-      throw new CliError(`--mail-from must be an address or "Name <address>", like "My app <hello@example.com>", not '${opts.mailFrom}'`, EXIT.usage);
+      throw new CliError(
+        `--mail-from must be an address or "Name <address>", like "My app <hello@example.com>", not '${opts.mailFrom}'`,
+        EXIT.usage,
+      );
     out.mailFrom = opts.mailFrom;
   }
   const schedule = process.env.WAITLIST_RETRY_SCHEDULE;

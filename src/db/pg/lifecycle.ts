@@ -539,7 +539,8 @@ export class PgLifecycle implements LifecycleStore {
             live(projectId),
             eq(s.entries.inviteCodeHash, hash),
             eq(s.entries.status, 'invited'),
-            sql`${s.entries.inviteExpiresAt} > ${now}`,
+            // No expiry (a row invited before expiries were stored) never expires, as on SQLite and in the check route.
+            sql`(${s.entries.inviteExpiresAt} IS NULL OR ${s.entries.inviteExpiresAt} > ${now})`,
           ),
         )
         .returning();
