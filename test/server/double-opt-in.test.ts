@@ -107,9 +107,16 @@ describe('double opt-in', () => {
 
   it('pending entries older than pendingPurgeDays are erased (on start, then hourly)', async () => {
     const p = await setup();
+    // A webhook for entry.created (its host never resolves: the deliveries stay pending, events kept).
+    ok(await admin.post(`/api/project/${p.projectId}/webhooks`, { url: 'https://hooks.invalid/x', events: ['entry.created'] }), 201);
     const old = await join(p);
     const fresh = await join(p);
     await dbQuery(server, 'UPDATE entries SET created_at = ? WHERE id = ?', [Date.now() - 8 * 86_400_000, old.entryId]);
+    const eventsOf = async (id: string) =>
+      (await dbQuery<{ payload: string }>(server, 'SELECT payload FROM events WHERE payload LIKE ?', [`%${id}%`])).map((e) => e.payload);
+    expect((await eventsOf(old.entryId)).join()).toContain(old.email);
+    // Both were sent a confirmation email (queued; the SMTP server here never answers).
+    expect(await dbQuery(server, 'SELECT id FROM deliveries WHERE recipient = ?', [old.email])).toHaveLength(1);
     // An imported pending row keeps its old createdAt, but its clock starts at the import (it was never
     // sent a confirmation here): kept. Another imported 8 days ago (its updatedAt) goes.
     const csv =
@@ -124,6 +131,13 @@ describe('double opt-in', () => {
     await new Promise((r) => setTimeout(r, 6_500));
     expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [old.entryId])).toEqual([]);
     expect(await dbQuery(server, 'SELECT id FROM entries WHERE id = ?', [fresh.entryId])).toHaveLength(1);
+    // As with a leave, the outbox keeps nothing of the purged entry: its confirmation email lost its address.
+    expect(await dbQuery(server, 'SELECT id FROM deliveries WHERE recipient = ?', [old.email])).toEqual([]);
+    expect(await dbQuery(server, 'SELECT id FROM deliveries WHERE recipient = ?', [fresh.email])).toHaveLength(1);
+    const scrubbed = await eventsOf(old.entryId);
+    expect(scrubbed).toHaveLength(1);
+    expect(JSON.parse(scrubbed[0]!).data).toEqual({ entryId: old.entryId });
+    expect((await eventsOf(fresh.entryId)).join()).toContain(fresh.email);
     expect(await dbQuery(server, 'SELECT email FROM entries WHERE email LIKE ?', ['imported-%'])).toEqual([
       { email: 'imported-pending@example.com' },
     ]);

@@ -582,7 +582,18 @@ export class PgLifecycle implements LifecycleStore {
       const r = await tx
         .delete(s.entries)
         .where(and(live(projectId), eq(s.entries.status, 'pending'), pendingBefore(before)))
-        .returning({ id: s.entries.id });
+        .returning({ id: s.entries.id, email: s.entries.email });
+      if (r.length) {
+        // As an erasure does: their events keep only their id, their emails (the confirmation) lose
+        // address and content; nothing of them waits 30 days for the outbox prune.
+        const ids = r.map((x) => x.id);
+        await tx.execute(sql`UPDATE events SET payload = json_build_object('type', type, 'timestamp', payload::json->>'timestamp',
+            'projectId', project_id, 'data', json_build_object('entryId', payload::json->'data'->>'entryId'))::text
+          WHERE project_id = ${projectId} AND payload::json->'data'->>'entryId' = ANY(${sql.param(ids)}::text[])`);
+        await tx.execute(sql`UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
+            status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+          WHERE project_id = ${projectId} AND kind = 'email' AND recipient = ANY(${sql.param(r.map((x) => x.email))}::text[])`);
+      }
       return r.length;
     });
   }

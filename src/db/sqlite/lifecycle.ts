@@ -501,11 +501,24 @@ export class SqliteLifecycle implements LifecycleStore {
     return this.tx(() => {
       this.db.pragma('secure_delete = ON');
       try {
-        return this.stmt(`DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND ${PENDING_OLDER}`).run(
-          projectId,
-          before,
-          before,
-        ).changes;
+        const gone = this.stmt(
+          `DELETE FROM entries WHERE project_id = ? AND status = 'pending' AND deleted_at IS NULL AND ${PENDING_OLDER} RETURNING id, email`,
+        ).all(projectId, before, before) as { id: string; email: string }[];
+        if (gone.length) {
+          // As an erasure does: their events keep only their id, their emails (the confirmation) lose
+          // address and content; nothing of them waits 30 days for the outbox prune.
+          this.stmt(
+            `UPDATE events SET payload = json_object('type', type, 'timestamp', json_extract(payload, '$.timestamp'),
+               'projectId', project_id, 'data', json_object('entryId', json_extract(payload, '$.data.entryId')))
+             WHERE project_id = ? AND json_extract(payload, '$.data.entryId') IN (SELECT value FROM json_each(?))`,
+          ).run(projectId, JSON.stringify(gone.map((g) => g.id)));
+          this.stmt(
+            `UPDATE deliveries SET recipient = NULL, data = NULL, last_error = 'recipient erased',
+               status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+             WHERE project_id = ? AND kind = 'email' AND recipient IN (SELECT value FROM json_each(?))`,
+          ).run(projectId, JSON.stringify(gone.map((g) => g.email)));
+        }
+        return gone.length;
       } finally {
         this.db.pragma('secure_delete = OFF');
       }
