@@ -54,9 +54,16 @@ export async function sendWebhook(
   } catch {
     return { ok: false, statusCode: null, error: 'invalid URL' };
   }
+  // The whole attempt, DNS included, fits in `timeoutMs`: a slow resolver holds a send slot no longer.
+  const deadline = Date.now() + timeoutMs;
+  const timedOut = { ok: false, statusCode: null, error: `timeout after ${timeoutMs / 1000} s` } as const;
   let target: ResolvedTarget;
   try {
-    target = await resolveTarget(url, allowPrivate);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+    const resolved = await Promise.race([resolveTarget(url, allowPrivate), late]).finally(() => clearTimeout(timer));
+    if (!resolved) return timedOut;
+    target = resolved;
   } catch (err) {
     return { ok: false, statusCode: null, error: `refused: ${(err as Error).message}` };
   }
@@ -80,16 +87,19 @@ export async function sendWebhook(
     };
     const req = mod.request(url, { method: 'POST', headers, lookup: pinnedLookup(target) as never, agent: false }, (res) => {
       const code = res.statusCode ?? 0;
-      res.resume(); // the answer's body is not needed
-      res.on('end', () =>
-        finish({ ok: code >= 200 && code < 300, statusCode: code, error: code >= 200 && code < 300 ? null : `HTTP ${code}` }),
-      );
-      res.on('error', () => finish({ ok: false, statusCode: code, error: 'response aborted' }));
+      // The status line decides. The body is not needed: it is not read (a receiver answering 200 and
+      // then a slow or endless body would otherwise turn an acknowledged delivery into a timeout and a
+      // retry, or be downloaded in full), and the connection (never reused: agent false) is closed.
+      finish({ ok: code >= 200 && code < 300, statusCode: code, error: code >= 200 && code < 300 ? null : `HTTP ${code}` });
+      res.destroy();
     });
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish({ ok: false, statusCode: null, error: `timeout after ${timeoutMs / 1000} s` });
-    }, timeoutMs);
+    const timer = setTimeout(
+      () => {
+        req.destroy();
+        finish(timedOut);
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     req.on('error', (err) => finish({ ok: false, statusCode: null, error: err.message.slice(0, 200) }));
     req.end(body);
   });
