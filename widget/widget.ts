@@ -173,9 +173,9 @@ async function join(input: JoinInput, altcha?: Promise<string>): Promise<Record<
 // and the form must look the same on every site. The root .r sets the font; the host page's rules
 // reach nothing inside the shadow root.
 const CSS = `:host{all:initial;display:block;max-width:448px}
-.r{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;text-align:left;letter-spacing:normal;text-transform:none;visibility:visible}
+.r{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1f;background:#fff;color-scheme:light;padding:16px;border-radius:9.6px;text-align:left;letter-spacing:normal;text-transform:none;visibility:visible}
 *{box-sizing:border-box;margin:0}form,.f{display:grid;gap:9.6px}.f{gap:4px}label{display:grid;gap:4px;font-weight:600;font-size:15.2px}
-.c{display:flex;gap:8px;align-items:center}input,select,button{font:inherit;color:inherit}
+.c{display:flex;gap:8px;align-items:center}input,select,button{font:inherit;color:inherit}input,select{font-weight:400}
 input:not([type=checkbox]),select{width:100%;padding:8.8px 10.4px;border:1px solid #c4c8cf;border-radius:7.2px;background:#fff}
 button{padding:9.6px 16px;border:0;border-radius:7.2px;background:#3b5bdb;color:#fff;font-weight:600;cursor:pointer}
 button:disabled{opacity:.7;cursor:wait}:focus-visible{outline:3px solid #3b5bdb;outline-offset:2px}
@@ -238,7 +238,7 @@ async function render(host: Element, slug: string, key: string) {
   const form = h(
     'form',
     { novalidate: true, 'aria-label': cfg.title },
-    row('email', 'Email', h('input', { type: 'email', required: true, autocomplete: 'email' })),
+    row('email', 'Email', h('input', { type: 'email', required: true, autocomplete: 'email' }), false, true),
     row('name', 'Name', h('input', { type: 'text', autocomplete: 'name' })),
     ...cfg.fields.map((f) => {
       const { label, required } = f;
@@ -290,7 +290,8 @@ async function render(host: Element, slug: string, key: string) {
       );
       if (typeof r.position === 'number')
         box.append(h('span', { text: 'Your position' }), h('span', { class: 'n', text: `#${r.position}` }));
-      if (typeof r.referralUrl === 'string') {
+      // A pending entry (double opt-in) has no place yet: it is asked to check its inbox, nothing more.
+      if (typeof r.referralUrl === 'string' && r.status !== 'pending') {
         const link = h('input', { readonly: true, value: r.referralUrl, 'aria-label': 'Your referral link' });
         box.append(h('span', { text: 'Share your link to move up:' }), link);
       }
@@ -339,7 +340,10 @@ if (script && data.form !== 'false' && data.slug && data.key) {
     host.setAttribute('data-waitlist', slug);
     render(host, slug, key).catch((e: Error) => {
       const root = host!.shadowRoot ?? host!.attachShadow({ mode: 'open' });
-      root.replaceChildren(h('p', { role: 'alert', text: `Waitlist unavailable: ${e.message}` }));
+      root.replaceChildren(
+        ...styleFor(root),
+        h('div', { class: 'r' }, h('p', { role: 'alert', text: `Waitlist unavailable: ${e.message}` })),
+      );
     });
   };
   // A script in <head> without async/defer runs before <body> (and a data-target) exists.

@@ -10,7 +10,13 @@ import { cleanup, projectWithKey, signedUp, startServer, type Client, type TestS
 // Browser-side globals used inside page.evaluate callbacks (the tests type-check without lib.dom).
 declare const window: { Waitlist: { join(input: unknown): Promise<any> }; innerWidth: number };
 declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
-declare function getComputedStyle(el: unknown): { backgroundColor: string; fontFamily: string; fontSize: string; paddingTop: string };
+declare function getComputedStyle(el: unknown): {
+  backgroundColor: string;
+  fontFamily: string;
+  fontSize: string;
+  paddingTop: string;
+  fontWeight: string;
+};
 
 const HOSTILE = `<style>
 *{font-family:"Comic Sans MS",cursive!important;color:#f0f!important;background:#ff0!important;border:5px dashed red!important}
@@ -105,6 +111,15 @@ describe.skipIf(!HAVE_CHROMIUM)('widget in Chromium, embedded on another origin'
         .evaluate((l) => getComputedStyle(l).fontSize),
     ).toBe('15.2px');
     await expect.poll(() => button.isVisible()).toBe(true);
+    // Its own light card, so its dark text reads on a dark site too; typed text is not bold; Email is marked required.
+    expect(
+      await page
+        .locator('[data-waitlist] .r')
+        .first()
+        .evaluate((d) => getComputedStyle(d).backgroundColor),
+    ).toBe('rgb(255, 255, 255)');
+    expect(await email.evaluate((i) => getComputedStyle(i).fontWeight)).toBe('400');
+    expect(await page.locator('[data-waitlist] label').first().textContent()).toBe('Email *');
 
     // A bad email and a missing required field: the API's issues land on their fields.
     await email.fill('not-an-email');

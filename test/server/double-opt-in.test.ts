@@ -105,6 +105,32 @@ describe('double opt-in', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('pages while pending: the hosted result and the status page ask to confirm and offer no share link; the confirm page is titled', async () => {
+    const p = await setup();
+    const form = await fetch(`${server.url}/w/${p.slug}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: uniqueEmail('hostedpending') }).toString(),
+    });
+    const html = await form.text();
+    expect(form.status).toBe(200);
+    expect(html).toContain('Almost there: check your inbox');
+    expect(html).not.toContain('Share your link');
+    const a = await join(p);
+    const status = await (await fetch(`${server.url}/w/${p.slug}/status?token=${encodeURIComponent(a.statusToken)}`)).text();
+    expect(status).toContain('Please confirm your email');
+    expect(status).not.toContain('Invite friends');
+    const token = await plantToken(a.entryId);
+    const confirmed = await fetch(`${server.url}/w/${p.slug}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    const page = await confirmed.text();
+    expect(page).toMatch(/<h1>[^<]+<\/h1><p><strong>Thanks, your email is confirmed.<\/strong>/);
+    expect(page).toContain('Invite friends with your link');
+  });
+
   it('pending entries older than pendingPurgeDays are erased (on start, then hourly)', async () => {
     const p = await setup();
     // A webhook for entry.created (its host never resolves: the deliveries stay pending, events kept).

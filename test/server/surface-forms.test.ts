@@ -108,6 +108,13 @@ describe('hosted page', () => {
     expect(page).toContain('<input type="hidden" name="ref" value="abcDEF123">');
     expect(page).toContain('name="viewport"');
     expect(page).not.toMatch(/(src|href)="https?:/);
+    expect(page).toContain('<link rel="icon" href="data:,">'); // no request for /favicon.ico (a 404 in the console)
+  });
+
+  it('?status=joined (a plain form elsewhere, after its join) names no address', async () => {
+    const joined = await new Client(srv.url).get(`/w/${A.slug}?status=joined`);
+    expect(joined.text).toContain('You have joined the waitlist.');
+    expect(joined.text).not.toContain('Your email');
   });
 
   it('a plain form post joins without a key and answers with a page; errors re-render the form', async () => {
@@ -233,6 +240,9 @@ describe('proof-of-work captcha', () => {
     expect(page.status).toBe(400);
     expect(page.text).toContain('Bot check: it runs in your browser and needs JavaScript.');
     expect(page.text).not.toContain('/v1/waitlist/');
+    // No field is highlighted, so the banner does not say there is one.
+    expect(page.text).toContain('The bot check did not pass: please try again.');
+    expect(page.text).not.toContain('highlighted fields');
   });
 
   it('20 concurrent joins with one solution: exactly one 201', async () => {

@@ -95,9 +95,15 @@ function joinedCard(slug: string, data: Record<string, unknown>): Raw {
   const status = typeof data.statusToken === 'string' ? `/w/${slug}/status?token=${encodeURIComponent(data.statusToken)}` : null;
   return html`<section class="card ok" role="status" tabindex="-1" id="result">
 <h2>${pending ? 'Almost there: check your inbox' : 'You are on the list!'}</h2>
-<p>${pending ? html`We sent a confirmation link to <strong>${String(data.email)}</strong>.` : html`<strong>${String(data.email)}</strong> has joined the waitlist.`}</p>
+<p>${
+    pending
+      ? html`We sent a confirmation link to <strong>${String(data.email)}</strong>.`
+      : typeof data.email === 'string'
+        ? html`<strong>${data.email}</strong> has joined the waitlist.`
+        : 'You have joined the waitlist.'
+  }</p>
 ${position !== null ? html`<p>Your position</p><p class="big">#${position}</p>` : ''}
-${url ? html`<p>Share your link to move up:</p><p class="code"><a href="${url}">${url}</a></p>` : ''}
+${url && !pending ? html`<p>Share your link to move up:</p><p class="code"><a href="${url}">${url}</a></p>` : ''}
 ${status ? html`<p class="muted">Bookmark <a href="${status}">your status page</a> to check your place or leave the list later (the link is private).</p>` : ''}
 </section>`;
 }

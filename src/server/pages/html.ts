@@ -35,8 +35,8 @@ function renderValue(v: unknown): string {
 }
 
 const BASE_CSS = `
-:root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#5c5c66;--accent:#3b5bdb;--err:#c92a2a;--card:#f6f7f9;--line:#d9dce1}
-@media (prefers-color-scheme:dark){:root{--fg:#eceef2;--bg:#15161a;--muted:#a4a8b3;--accent:#8ea6ff;--err:#ff8787;--card:#1f2127;--line:#33363e}}
+:root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#5c5c66;--accent:#3b5bdb;--on-accent:#fff;--err:#c92a2a;--card:#f6f7f9;--line:#d9dce1}
+@media (prefers-color-scheme:dark){:root{--fg:#eceef2;--bg:#15161a;--muted:#a4a8b3;--accent:#8ea6ff;--on-accent:#0b1020;--err:#ff8787;--card:#1f2127;--line:#33363e}}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 main{max-width:34rem;margin:0 auto;padding:2rem 1.25rem}h1{font-size:1.6rem;line-height:1.25;margin:0 0 .5rem}
@@ -44,7 +44,7 @@ p{margin:.5rem 0}.muted{color:var(--muted)}.card{background:var(--card);border:1
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}input,select,button{font:inherit}
 input[type=text],input[type=email],input[type=number],select{width:100%;padding:.6rem .7rem;border:1px solid var(--line);
   border-radius:.5rem;background:var(--bg);color:var(--fg)}
-button{margin-top:1rem;padding:.65rem 1.1rem;border:0;border-radius:.5rem;background:var(--accent);color:#fff;font-weight:600;cursor:pointer}
+button{margin-top:1rem;padding:.65rem 1.1rem;border:0;border-radius:.5rem;background:var(--accent);color:var(--on-accent);font-weight:600;cursor:pointer}
 button:focus-visible,input:focus-visible,select:focus-visible,a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .error{color:var(--err)}.big{font-size:2.4rem;font-weight:700}code,.code{font-family:ui-monospace,monospace;word-break:break-all}
 `;
@@ -64,7 +64,7 @@ export interface PageOptions {
 /** Sends a complete HTML page with a strict CSP (own origin only; inline style/script by nonce). */
 export function sendPage(res: ServerResponse, opts: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
-  const doc = `<!doctype html><html lang="${escapeHtml(opts.lang ?? 'en')}"><head><meta charset="utf-8">
+  const doc = `<!doctype html><html lang="${escapeHtml(opts.lang ?? 'en')}"><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(opts.title)}</title>
 <style nonce="${nonce}">${BASE_CSS}${opts.css ?? ''}</style></head><body><main>${opts.body.value}</main>${
     opts.script ? `<script nonce="${nonce}">${opts.script}</script>` : ''

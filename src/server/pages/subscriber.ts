@@ -38,8 +38,12 @@ function statusCard(project: ProjectRow, v: PublicEntry, token: string): Raw {
   return html`<h1>${project.name}</h1>
 <div class="card">${place}</div>
 <p>Signed up as <strong>${v.email}</strong>.</p>
-<p>Invite friends with your link${v.referrals ? html` (${v.referrals} joined so far)` : ''}:</p>
-<p class="code">${v.referralUrl}</p>
+${
+  v.status === 'pending'
+    ? '' // no place yet: the link to share comes once the email is confirmed
+    : html`<p>Invite friends with your link${v.referrals ? html` (${v.referrals} joined so far)` : ''}:</p>
+<p class="code">${v.referralUrl}</p>`
+}
 <p><a href="/w/${project.slug}/leave?token=${encodeURIComponent(token)}">Leave the waitlist and erase my data</a></p>`;
 }
 
@@ -136,7 +140,7 @@ export function subscriberPages(app: Polka<Req>, deps: Deps) {
       const v = await lc.publicView(store, project, row, baseUrl(deps, req));
       sendPage(res, {
         title: `${project.name}: confirmed`,
-        body: html`<p><strong>Thanks, your email is confirmed.</strong></p>${v.status === 'waiting' ? html`<div class="card"><p>Your place</p><p class="big">#${v.position}</p><p class="muted">of ${v.total} waiting</p></div>` : ''}
+        body: html`<h1>${project.name}</h1><p><strong>Thanks, your email is confirmed.</strong></p>${v.status === 'waiting' ? html`<div class="card"><p>Your place</p><p class="big">#${v.position}</p><p class="muted">of ${v.total} waiting</p></div>` : ''}
 <p>Invite friends with your link:</p><p class="code">${v.referralUrl}</p>`,
       });
     } catch (e) {

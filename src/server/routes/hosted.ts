@@ -63,7 +63,7 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     const ref = one(req.query?.ref);
     sendHosted(res, project, {
       ref: ref && REF_RE.test(ref) ? ref : undefined,
-      joined: status === 'joined' ? { email: 'Your email' } : undefined,
+      joined: status === 'joined' ? {} : undefined, // no address here: the card says "You have joined the waitlist."
       error: known ? redirectedMessageFor(error) : undefined,
     });
   });
@@ -88,7 +88,10 @@ export function hostedRoutes(app: Polka<Req>, deps: Deps) {
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.headers) for (const [h, v] of Object.entries(err.headers)) if (h !== 'Connection') res.setHeader(h, v);
-      sendHosted(res, project, { ...view, status: err.status, error: messageFor(err.code), issues: err.issues });
+      // Only the bot check failed: no field is highlighted, so the banner does not say there is one.
+      const botOnly = err.code === 'validation_failed' && !!err.issues?.length && err.issues.every((i) => i.path === 'altcha');
+      const error = botOnly ? 'The bot check did not pass: please try again.' : messageFor(err.code);
+      sendHosted(res, project, { ...view, status: err.status, error, issues: err.issues });
     }
   });
 
