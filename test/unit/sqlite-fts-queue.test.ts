@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
 import type { EntryRow, Store } from '../../src/db/store.js';
 import { entry as entryRow, project, user } from '../store/conformance.js';
@@ -25,8 +25,13 @@ async function setUp(file: string): Promise<Store> {
   return store;
 }
 
-const until = async (cond: () => boolean) => {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+// The indexer runs on timers (25 ms after a batch, at start-up, every second while idle). They are
+// faked, so "still queued" is not a race with a loaded machine (a CI run once saw the indexer win it),
+// and `indexerRuns` lets its pending runs happen at a known point.
+beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] }));
+afterEach(() => vi.useRealTimers());
+const indexerRuns = (cond: () => boolean) => {
+  vi.advanceTimersByTime(2_000);
   expect(cond()).toBe(true);
 };
 
@@ -61,7 +66,7 @@ describe('SQLite search index fed after commit', () => {
     expect(await total('@x.io')).toBe(2);
     expect(await search('nobody')).toEqual([]);
 
-    await until(() => queued() === 0);
+    indexerRuns(() => queued() === 0);
     expect(indexed('x.io')).toEqual(['ent_01', 'ent_02']);
     expect(await search('ZOË')).toEqual(['ent_01']);
     expect(await total('@x.io')).toBe(2); // once each, not once from the index and once from the queue
@@ -71,7 +76,7 @@ describe('SQLite search index fed after commit', () => {
     expect(indexed('x.io')).toEqual(['ent_02']);
     expect(await search('Zoë')).toEqual([]);
     expect(await search('CARL')).toEqual(['ent_01']);
-    await until(() => queued() === 0);
+    indexerRuns(() => queued() === 0);
     expect(indexed('carla')).toEqual(['ent_01']);
     expect(indexed('Zoë')).toEqual([]);
 
@@ -89,7 +94,7 @@ describe('SQLite search index fed after commit', () => {
     await store.lifecycle.erase('prj_1', 'ent_01', 0);
     await store.insertEntry(entry('ent_04', 'dora@x.io', 'Dora'), 'key_x');
     expect(await search('x.io')).toEqual(['ent_04']);
-    await until(() => queued() === 0);
+    indexerRuns(() => queued() === 0);
     expect(indexed('x.io')).toEqual(['ent_04']);
     expect(await search('carla')).toEqual([]);
     peek.close();
@@ -105,7 +110,7 @@ describe('SQLite search index fed after commit', () => {
     expect(peek.prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(1);
     const again = openSqliteStore(file);
     expect((await again.listEntries('prj_1', { offset: 0, limit: 10 }, 'eve@')).rows.map((r) => r.id)).toEqual(['ent_01']);
-    await until(() => peek.prepare('SELECT count(*) FROM fts_pending').pluck().get() === 0);
+    indexerRuns(() => peek.prepare('SELECT count(*) FROM fts_pending').pluck().get() === 0);
     expect((await again.listEntries('prj_1', { offset: 0, limit: 10 }, 'eve@')).total).toBe(1);
     peek.close();
     await again.close();
