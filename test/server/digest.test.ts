@@ -119,18 +119,24 @@ it(`a digest counts joins and confirmations of its hour, never pending or import
   expect((await store.events.signupsBetween(pid, hour, hour + 3_600_000, 100, narrow)).count).toBe(1);
 });
 
-it(`a digest of one sign-up says "1 new sign-up" and "1 person" (${DIALECT})`, async () => {
-  const pid = 'prj_digest3';
+/** A project of usr_d1 with hourly notices to `to`, and its key: the join context for it. */
+async function hourlyProject(n: number, name: string, to: string[]) {
+  const pid = `prj_digest${n}`;
   await store.insertProject(
     project('usr_d1', {
       id: pid,
-      name: 'Digest Three',
-      slug: 'digest-three',
-      settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['one@example.com'] }),
+      name,
+      slug: `digest-${n}`,
+      settings: JSON.stringify({ notify: 'hourly', notifyEmails: to }),
     }),
   );
-  await store.insertKey(key(pid, { id: 'key_d3', lookup: 'lk_d3' }));
-  await joinWaitlist(store, { projectId: pid, keyId: 'key_d3', ip: null, country: null, userAgent: null }, { email: 'solo@example.com' });
+  await store.insertKey(key(pid, { id: `key_d${n}`, lookup: `lk_d${n}` }));
+  return { pid, ctx: { projectId: pid, keyId: `key_d${n}`, ip: null, country: null, userAgent: null } };
+}
+
+it(`a digest of one sign-up says "1 new sign-up" and "1 person" (${DIALECT})`, async () => {
+  const { ctx } = await hourlyProject(3, 'Digest Three', ['one@example.com']);
+  await joinWaitlist(store, ctx, { email: 'solo@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
   const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
   const [d] = (await store.events.claimDue(hourEnd + 1, 10, 60_000)).filter((x) => x.recipient === 'one@example.com');
@@ -148,18 +154,8 @@ it(`a digest of one sign-up says "1 new sign-up" and "1 person" (${DIALECT})`, a
 });
 
 it(`a digest goes to the addresses notifyEmails holds when it is sent, and not at all once notify is off (${DIALECT})`, async () => {
-  const pid = 'prj_digest4';
-  const settings = (s: object) => JSON.stringify({ notify: 'hourly', ...s });
-  await store.insertProject(
-    project('usr_d1', {
-      id: pid,
-      name: 'Digest Four',
-      slug: 'digest-four',
-      settings: settings({ notifyEmails: ['a4@example.com', 'b4@example.com'] }),
-    }),
-  );
-  await store.insertKey(key(pid, { id: 'key_d4', lookup: 'lk_d4' }));
-  const ctx = { projectId: pid, keyId: 'key_d4', ip: null, country: null, userAgent: null };
+  const settings = (x: object) => JSON.stringify({ notify: 'hourly', ...x });
+  const { pid, ctx } = await hourlyProject(4, 'Digest Four', ['a4@example.com', 'b4@example.com']);
   await joinWaitlist(store, ctx, { email: 'p4@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
   // b4 is replaced by c4 during the hour: the next sign-up queues c4's digest.
@@ -188,17 +184,8 @@ it(`a digest goes to the addresses notifyEmails holds when it is sent, and not a
 });
 
 it(`a digest queued before notify was turned off is not sent (${DIALECT})`, async () => {
-  const pid = 'prj_digest5';
-  await store.insertProject(
-    project('usr_d1', {
-      id: pid,
-      name: 'Digest Five',
-      slug: 'digest-five',
-      settings: JSON.stringify({ notify: 'hourly', notifyEmails: ['a5@example.com'] }),
-    }),
-  );
-  await store.insertKey(key(pid, { id: 'key_d5', lookup: 'lk_d5' }));
-  await joinWaitlist(store, { projectId: pid, keyId: 'key_d5', ip: null, country: null, userAgent: null }, { email: 'p5@example.com' });
+  const { pid, ctx } = await hourlyProject(5, 'Digest Five', ['a5@example.com']);
+  await joinWaitlist(store, ctx, { email: 'p5@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
   await store.updateProjectSettings(pid, { settings: JSON.stringify({ notify: 'off', notifyEmails: ['a5@example.com'] }) });
   const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
