@@ -10,7 +10,6 @@ import { featureSettings } from './settings.js';
 const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Invites the next `count` waiting entries (queue order) or the given ones; a dry run only lists them. */
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 /** A time for people to read in an email: "11 December 2026, 14:28 UTC". */
 export function readableUtc(ms: number): string {
@@ -19,6 +18,7 @@ export function readableUtc(ms: number): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${hm} UTC`;
 }
 
+/** Invites the next `count` waiting entries (queue order) or the given ones; a dry run only lists them. */
 export async function inviteEntries(
   store: Store,
   project: ProjectRow,

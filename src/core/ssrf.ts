@@ -73,6 +73,13 @@ export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<Re
   return answers[0]!;
 }
 
+/** resolveTarget bounded by `ms`: null when the resolver has not answered by then (a refusal still throws). */
+export async function resolveWithin(url: URL, allowPrivate: boolean, ms: number): Promise<ResolvedTarget | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
+  return Promise.race([resolveTarget(url, allowPrivate), late]).finally(() => clearTimeout(timer));
+}
+
 /** A `lookup` for http.request that answers the address already checked, never asking DNS again. */
 export function pinnedLookup(target: ResolvedTarget) {
   return (_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
@@ -99,9 +106,7 @@ export async function webhookUrlProblem(raw: string, allowPrivate: boolean): Pro
   }
   try {
     // Bounded: a slow resolver must not hold the request (an unresolved name is checked again at send time).
-    let timer: NodeJS.Timeout | undefined;
-    const slow = new Promise<void>((r) => (timer = setTimeout(r, 3000)));
-    await Promise.race([resolveTarget(url, false), slow]).finally(() => clearTimeout(timer));
+    await resolveWithin(url, false, 3000);
   } catch (err) {
     if (err instanceof BlockedAddressError) return `url host ${err.message}`;
   }

@@ -13,9 +13,9 @@ export const storableText = (s: string) => !s.includes('\0') && wellFormed(s);
  * `nul`, a NUL character (text columns cannot hold one: PostgreSQL refuses it), except under the
  * top-level keys in `nulKept`, whose values are stored as escaped JSON (a join's `metadata`); `lone`, an
  * unpaired surrogate anywhere (it would be stored as U+FFFD or as invalid bytes). A key's problem is
- * reported at its object's path (`?` at the top).
+ * reported at its object's path (`?` at the top). Paths start under `path`.
  */
-export function unstorablePaths(value: unknown, nulKept: readonly string[] = []): { nul: string[]; lone: string[] } {
+export function unstorablePaths(value: unknown, nulKept: readonly string[] = [], path = ''): { nul: string[]; lone: string[] } {
   const out = { nul: [] as string[], lone: [] as string[] };
   const walk = (v: unknown, path: string, nulOk: boolean, depth: number) => {
     if (depth > 64) return;
@@ -36,23 +36,9 @@ export function unstorablePaths(value: unknown, nulKept: readonly string[] = [])
       }
     }
   };
-  walk(value, '', false, 0);
+  walk(value, path, false, 0);
   return out;
 }
 
-/** The dotted paths of every string (keys included) in a JSON value that holds an unpaired surrogate. */
-export function lonePaths(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
-  if (depth > 64) return out;
-  if (typeof value === 'string') {
-    if (!wellFormed(value)) out.push(path);
-  } else if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) lonePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const p = path ? `${path}.${k}` : k;
-      if (!wellFormed(k)) out.push(path || '?');
-      else lonePaths(v, p, out, depth + 1);
-    }
-  }
-  return out;
-}
+/** The dotted paths (under `path`) of every string, keys included, in a JSON value that holds an unpaired surrogate. */
+export const lonePaths = (value: unknown, path = ''): string[] => unstorablePaths(value, [], path).lone;

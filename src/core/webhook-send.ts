@@ -6,7 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { pinnedLookup, resolveTarget, type ResolvedTarget } from './ssrf.js';
+import { pinnedLookup, resolveWithin, type ResolvedTarget } from './ssrf.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -59,9 +59,7 @@ export async function sendWebhook(
   const timedOut = { ok: false, statusCode: null, error: `timeout after ${timeoutMs / 1000} s` } as const;
   let target: ResolvedTarget;
   try {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
-    const resolved = await Promise.race([resolveTarget(url, allowPrivate), late]).finally(() => clearTimeout(timer));
+    const resolved = await resolveWithin(url, allowPrivate, timeoutMs);
     if (!resolved) return timedOut;
     target = resolved;
   } catch (err) {
