@@ -5,6 +5,8 @@ import { serverUrlProblem } from './credentials.js';
 
 /** LIMITS.pageLimitMax of the contract, repeated so --help need not load zod (a unit test keeps them equal). */
 export const PAGE_LIMIT_MAX = 100;
+/** LIMITS.pageMax of the contract, repeated like PAGE_LIMIT_MAX. */
+export const PAGE_MAX = 1_000_000_000;
 
 /** An integer flag within [min, max]. */
 export function intValue(min: number, max: number) {

@@ -19,6 +19,7 @@ export const LIMITS = {
   userNameChars: 200,
   passwordMin: 8,
   passwordMax: 200,
+  pageMax: 1_000_000_000,
   pageLimitMax: 100,
   pageLimitDefault: 20,
   searchChars: 200,
@@ -95,9 +96,12 @@ export const signupBody = z.strictObject({
     .max(LIMITS.passwordMax, `Password must be at most ${LIMITS.passwordMax} characters`),
   name: optionalName(LIMITS.userNameChars).optional(),
 });
+// Any text: an address no account has (a malformed one too) or a password no account can have (longer
+// than sign-up allows) is a wrong email or password, the same 401 as any other (CONTRACT.md). The body's
+// 16 KiB bounds both.
 export const loginBody = z.strictObject({
-  email: trimmedEmail,
-  password: z.string().min(1, 'Password is required').max(LIMITS.passwordMax),
+  email: z.string('Email is required').trim().min(1, 'Email is required'),
+  password: z.string('Password is required').min(1, 'Password is required'),
 });
 
 // ---- projects ----
@@ -200,7 +204,7 @@ const searchParam = z
   });
 
 export const pageQuery = z.object({
-  page: intParam('page', 1, 1_000_000_000, 1),
+  page: intParam('page', 1, LIMITS.pageMax, 1),
   limit: intParam('limit', 1, LIMITS.pageLimitMax, LIMITS.pageLimitDefault),
 });
 export const entryListQuery = pageQuery.extend({ search: searchParam, status: statusParam, sort: sortParam });

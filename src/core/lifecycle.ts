@@ -347,6 +347,17 @@ export function maskEmail(email: string): string {
   return `${[...local][0] ?? ''}***@${[...domain][0] ?? ''}***${tld}`;
 }
 
+/** Anything shaped like an address inside free text (`Dave (dave@corp.example)`). */
+const ADDRESS_IN_TEXT = /[^\s@<>()[\]"',;:]+@[^\s@<>()[\]"',;:]+/g;
+
+/**
+ * A referrer's name as the public leaderboard shows it: the entry's name, with any address typed into
+ * it masked (people do type their email into the name box), else the masked email. Never a full address.
+ */
+export function publicName(name: string | null, email: string): string {
+  return name === null ? maskEmail(email) : name.replace(ADDRESS_IN_TEXT, maskEmail);
+}
+
 /** The exact position of one entry (null unless waiting). */
 export async function positionOf(
   store: Store,

@@ -6,6 +6,7 @@ import { publicBase } from '../core/lifecycle.js';
 import { getProject, projectForJoin } from '../core/projects.js';
 import type { KeyAuthRow, ProjectRow } from '../db/store.js';
 import { clientIp, isHttps } from './client-ip.js';
+import { bearerChallenge, wrongProjectKey } from './bearer.js';
 import type { Deps, Req } from './context.js';
 import { JoinLimiter } from './ratelimit.js';
 
@@ -47,14 +48,10 @@ export async function keyForProject(
   secretOnly: boolean,
 ): Promise<{ key: KeyAuthRow; project: ProjectRow }> {
   const ip = clientIp(req, deps.trust);
-  const key = await deps.keys.verify(req.headers.authorization, deps.authLimiter?.keyGuard(ip ?? 'unknown'));
+  const key = await bearerChallenge(deps.keys.verify(req.headers.authorization, deps.authLimiter?.keyGuard(ip ?? 'unknown')));
   const project = await projectForJoin(deps.store, slug);
   if (!project) throw notFoundProject();
-  if (key.projectId !== project.id) {
-    throw new AppError('unauthorized', 'This API key belongs to another project', undefined, {
-      'WWW-Authenticate': 'Bearer realm="waitlist", error="invalid_token"',
-    });
-  }
+  if (key.projectId !== project.id) throw wrongProjectKey();
   checkKind(key, req, secretOnly);
   return { key, project };
 }
@@ -64,9 +61,18 @@ export function checkKind(key: KeyAuthRow, req: Req, secretOnly: boolean) {
   if (secretOnly && key.kind !== 'secret') {
     throw new AppError('forbidden', 'This route needs a secret key (wl_sk_…); publishable keys may only join');
   }
-  if (key.kind === 'secret' && req.headers.origin !== undefined) {
-    throw new AppError('forbidden', 'Secret keys must not be used from a browser: call this from your server');
-  }
+  if (key.kind === 'secret' && req.headers.origin !== undefined) throw secretFromBrowser();
+}
+
+const secretFromBrowser = () => new AppError('forbidden', 'Secret keys must not be used from a browser: call this from your server');
+
+/**
+ * On a route that takes no key (a subscriber's token routes): a secret key sent along from a browser (an
+ * Origin header) is refused all the same (403), by its `wl_sk_` prefix, so that a secret pasted into a
+ * page fails loudly on every route (LIFECYCLE.md).
+ */
+export function refuseSecretFromBrowser(req: Req) {
+  if (req.headers.origin !== undefined && /^bearer\s+wl_sk_/i.test(req.headers.authorization ?? '')) throw secretFromBrowser();
 }
 
 const limiters = new WeakMap<Deps, Map<string, JoinLimiter>>();

@@ -153,6 +153,18 @@ describe('login', () => {
     expect(cookieOf(wrongPw)).toBe('');
   });
 
+  it('a malformed email or a password longer than any account can have → the same 401 as a wrong one', async () => {
+    const wrongPw = await new Client(open.url).post('/api/auth/login', { email: mail, password: 'not the password' });
+    for (const body of [
+      { email: 'not-an-email', password: PW },
+      { email: mail, password: 'x'.repeat(300) },
+    ]) {
+      const r = await new Client(open.url).post('/api/auth/login', body);
+      fails(r, 401, 'unauthorized');
+      expect(r.body.message).toBe(wrongPw.body.message);
+    }
+  });
+
   it('a missing password or unknown field → 400 naming it', async () => {
     expect(issuePaths(await new Client(open.url).post('/api/auth/login', { email: mail }))).toContain('password');
     expect(issuePaths(await new Client(open.url).post('/api/auth/login', { email: mail, password: PW, remember: true }))).toContain(

@@ -55,6 +55,15 @@ describe('key kinds', () => {
     }
     ok(await postJoin(server.url, p.slug, p.secret, { email: uniqueEmail() }), 201);
     fails(await c.post(`/v1/waitlist/${p.slug}/invites/redeem`, { code: 'x' }), 401, 'unauthorized');
+    // The subscriber's token routes take no key, but a secret one sent along from a page is refused too
+    // (and the leave erases nothing); without the Origin header, or with a publishable key, they answer.
+    const e = await join(p);
+    const fromPage = bearer(p.secret, { origin: 'https://site.example' });
+    fails(await c.get(`/v1/waitlist/${p.slug}/status?token=${e.statusToken}`, fromPage), 403, 'forbidden');
+    fails(await c.post(`/v1/waitlist/${p.slug}/confirm`, { token: e.statusToken }, fromPage), 403, 'forbidden');
+    fails(await c.post(`/v1/waitlist/${p.slug}/leave`, { token: e.statusToken }, fromPage), 403, 'forbidden');
+    ok(await c.get(`/v1/waitlist/${p.slug}/status?token=${e.statusToken}`, bearer(p.key, { origin: 'https://site.example' })));
+    ok(await c.get(`/v1/waitlist/${p.slug}/status?token=${e.statusToken}`, bearer(p.secret)));
   });
 
   it('a key value with the wrong kind tag is refused', async () => {
@@ -445,8 +454,11 @@ describe('leaderboard', () => {
     const p = await setup();
     const a = await join(p, { name: 'Ann' });
     const b = await join(p, { email: `bobby-${Date.now()}@mail.example.org` });
+    // A name with an address typed into it: the address is masked too.
+    const d = await join(p, { email: `dave-${Date.now()}@corp.example`, name: 'Dave (dave.smith@corp.example)' });
     for (let i = 0; i < 2; i++) await join(p, { ref: b.referralCode });
     await join(p, { ref: a.referralCode });
+    await join(p, { ref: d.referralCode });
     const c = new Client(server.url);
     fails(await c.get(`/v1/waitlist/${p.slug}/leaderboard`, bearer(p.key)), 404, 'not_found');
     ok(await admin.put(`/api/project/${p.projectId}/settings`, { publicLeaderboard: true }));
@@ -455,7 +467,9 @@ describe('leaderboard', () => {
     expect(lb).toEqual([
       { rank: 1, name: 'b***@m***.org', referrals: 2 },
       { rank: 2, name: 'Ann', referrals: 1 },
+      { rank: 3, name: 'Dave (d***@c***.example)', referrals: 1 },
     ]);
+    expect(JSON.stringify(lb)).not.toContain('@corp.example');
     const full = ok(await admin.get(`/api/project/${p.projectId}/leaderboard`));
     expect(full[0]).toMatchObject({ rank: 1, entryId: b.entryId, email: b.email, referrals: 2 });
   });

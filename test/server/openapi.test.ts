@@ -149,12 +149,17 @@ describe('real responses match the document', () => {
       .filter((t) => new RegExp(`^${t.replace(/\{\w+\}/g, '[^/]+')}$`).test(pathname))
       .sort((a, b) => params(a) - params(b))[0];
     expect(template, `${method} ${pathname} is not in the document`).toBeDefined();
-    const op = doc.paths[template!][method.toLowerCase()];
+    // HEAD is answered wherever GET is (the document says so once, in info.description).
+    const op = doc.paths[template!][method.toLowerCase()] ?? (method === 'HEAD' ? doc.paths[template!].get : undefined);
     expect(op, `${method} ${template} is not in the document`).toBeDefined();
-    const resp = op.responses[String(r.status)];
+    const resp = op.responses[String(r.status)] ?? op.responses[`${String(r.status)[0]}XX`];
     expect(resp, `${method} ${template} answered ${r.status}, which is not documented: ${r.text}`).toBeDefined();
+    // Every header the document promises for this answer is there (Retry-After, Set-Cookie, WWW-Authenticate, …).
+    for (const name of Object.keys(resp.headers ?? {})) {
+      expect(r.headers.get(name), `${method} ${template} ${r.status}: no ${name} header`).not.toBeNull();
+    }
     const type = (r.headers.get('content-type') ?? '').split(';')[0]!;
-    if (!resp.content) return;
+    if (!resp.content || method === 'HEAD') return;
     const schema = resp.content[type]?.schema;
     expect(schema, `${method} ${template} ${r.status}: no schema for ${type}`).toBeDefined();
     const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
@@ -202,9 +207,12 @@ describe('real responses match the document', () => {
     conforms('POST', `/v1/waitlist/${p.slug}/join`, await postJoin(server.url, p.slug, 'wl_bogus', { email: 'a@example.com' })); // 401
     conforms('POST', `/v1/waitlist/${p.slug}/join`, await postJoin(server.url, p.slug, k.key, { email: 'nope' })); // 400
     conforms('POST', `/v1/waitlist/${p.slug}/join`, await postJoin(server.url, p.slug, k.key, { email: 'bot@example.com', website: 'x' })); // honeypot 201
-    const pre = await fetch(`${server.url}/v1/waitlist/${p.slug}/join`, { method: 'OPTIONS', headers: { origin: 'https://a.example' } });
+    const pre = await call('OPTIONS', `/v1/waitlist/${p.slug}/join`, undefined, {
+      origin: 'https://a.example',
+      'access-control-request-method': 'POST',
+    });
     expect(pre.status).toBe(204);
-    expect(doc.paths['/v1/waitlist/{slug}/join'].options.responses['204']).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/waitlist/{slug}/join'].options.responses['204'].headers)).toContain('Access-Control-Allow-Origin');
 
     const entryId = joined.body.data.entryId;
     await call('GET', `/api/project/${p.projectId}/waitlist?search=sub`);
@@ -222,7 +230,14 @@ describe('real responses match the document', () => {
     await call('GET', `/api/project/${pid}/waitlist?sort=oldest`); // 400
     await call('GET', `/v1/waitlist/${p.slug}/form`, undefined, bearer(k.key));
     await call('GET', `/v1/waitlist/${p.slug}/challenge`, undefined, bearer(k.key));
-    await call('GET', `/v1/waitlist/${p.slug}/form`, undefined, bearer('wl_bogus')); // 401
+    await call('GET', `/v1/waitlist/${p.slug}/form`, undefined, bearer('wl_bogus')); // 401 with WWW-Authenticate
+    await call('GET', `/v1/waitlist/${p.slug}/leaderboard`); // 401 with WWW-Authenticate: no key at all
+    // The hosted pages: HTML answers, HTML errors for a bad link, the envelope for an unknown project.
+    await call('GET', `/w/${p.slug}?ref=nope&status=joined`);
+    await call('GET', `/w/${p.slug}?error=email_taken`);
+    await call('GET', `/w/${p.slug}/status?token=nope`); // 404 page
+    await call('GET', '/w/no-such-project'); // 404 envelope
+    await call('HEAD', `/w/${p.slug}`);
     const token = joined.body.data.statusToken as string;
     expect(token).toBeTruthy();
     await call('GET', `/v1/waitlist/${p.slug}/status?token=${encodeURIComponent(token)}`);
@@ -253,6 +268,7 @@ describe('real responses match the document', () => {
     await call('PUT', `/api/project/${pid}/webhooks/${hook.webhookId}`, { enabled: true });
     const ping = (await call('POST', `/api/project/${pid}/webhooks/${hook.webhookId}/test`)).body.data;
     await call('GET', `/api/project/${pid}/webhooks/${hook.webhookId}/deliveries`);
+    expect((await call('POST', `/api/project/${pid}/webhooks/${hook.webhookId}/rotate-secret`)).status).toBe(200); // no body
     await call('POST', `/api/project/${pid}/webhooks/${hook.webhookId}/deliveries/${ping.deliveryId}/retry`);
     await call('GET', `/api/project/${pid}/webhooks/whk_missing`); // 404
     await call('DELETE', `/api/project/${pid}/webhooks/${hook.webhookId}`);
@@ -262,6 +278,7 @@ describe('real responses match the document', () => {
     await call('POST', `/api/project/${pid}/import?format=ndjson`, '{"email":"imp2@example.com"}\n', {
       'content-type': 'application/x-ndjson',
     });
+    await call('POST', `/api/project/${pid}/import?dryRun=true`, 'email\nplain@example.com\n', { 'content-type': 'text/plain' });
     await call('POST', `/api/project/${pid}/import`, 'x', { 'content-type': 'image/png' }); // 415
     await call('POST', `/v1/waitlist/${p.slug}/leave`, { token });
     await call('POST', `/v1/waitlist/${p.slug}/leave`, { token }); // 404: erased

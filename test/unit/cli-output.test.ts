@@ -5,7 +5,7 @@ import { LIMITS } from '../../src/contract/schemas.js';
 import { sessionFromSetCookie } from '../../src/client/index.js';
 import { projectColumns } from '../../src/cli/columns.js';
 import { exportFormat } from '../../src/cli/commands/entry-run.js';
-import { intValue, jsonObjectValue, PAGE_LIMIT_MAX, SEARCH_CHARS_MAX, searchValue, serverUrl } from '../../src/cli/options.js';
+import { intValue, jsonObjectValue, PAGE_LIMIT_MAX, PAGE_MAX, SEARCH_CHARS_MAX, searchValue, serverUrl } from '../../src/cli/options.js';
 import { humanBytes, Output, shortTime, tableCell, tsvRow, type OutputOptions } from '../../src/cli/output.js';
 
 const project = {
@@ -127,6 +127,7 @@ describe('flag parsers', () => {
 
   it('the page limit repeated for --help matches the contract', () => {
     expect(PAGE_LIMIT_MAX).toBe(LIMITS.pageLimitMax);
+    expect(PAGE_MAX).toBe(LIMITS.pageMax);
     expect(SEARCH_CHARS_MAX).toBe(LIMITS.searchChars);
     expect(searchValue('x'.repeat(200))).toBe('x'.repeat(200));
     expect(() => searchValue('x'.repeat(201))).toThrow('must be at most 200 characters');

@@ -4,6 +4,7 @@ import {
   examples,
   formatOption,
   PAGE_LIMIT_MAX,
+  PAGE_MAX,
   intValue,
   jsonObjectValue,
   searchValue,
@@ -31,7 +32,7 @@ export function registerEntry(program: Command, ctx: CliContext) {
           .command('list')
           .description('List entries, newest first (one page, or every page with --all)')
           .addOption(new Option('--search <q>', 'case-insensitive substring of email or name').argParser(searchValue))
-          .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, 1_000_000_000)).conflicts('all'))
+          .addOption(new Option('--page <n>', 'page number (from 1)').argParser(intValue(1, PAGE_MAX)).conflicts('all'))
           .addOption(
             new Option('--limit <n>', `entries per page (1–${PAGE_LIMIT_MAX}; default 20, or 100 with --all)`).argParser(
               intValue(1, PAGE_LIMIT_MAX),

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
  * what a caller sends, spelled out. A query key missing here falls back to its zod input schema.
  */
 const QUERY_PARAMS: Record<string, { schema: Json; description: string }> = {
-  page: { schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number, from 1' },
+  page: { schema: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax, default: 1 }, description: 'Page number, from 1' },
   limit: {
     schema: { type: 'integer', minimum: 1, maximum: LIMITS.pageLimitMax, default: LIMITS.pageLimitDefault },
     description: 'Items per page',
@@ -111,6 +111,16 @@ function errorCodes(r: ApiRoute): ErrorCode[] {
   return [...codes];
 }
 
+const ERROR_JSON = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+/** 429 and 503 say when to try again. */
+const RETRY_AFTER = { 'Retry-After': 'Seconds to wait before trying again' };
+/** A key route's 401 names its scheme (RFC 6750): `error="invalid_token"` when a key was sent but refused. */
+const BEARER_CHALLENGE = { 'WWW-Authenticate': '`Bearer realm="waitlist"` (`, error="invalid_token"` when a key was sent but refused)' };
+
+/** OpenAPI header objects from name → description (every one a string). */
+const headersOf = (h: Record<string, string>): Json =>
+  Object.fromEntries(Object.entries(h).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+
 function operation(r: ApiRoute, components: Record<string, Json>): Json {
   const op: Json = {
     operationId: r.id,
@@ -118,9 +128,7 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
     summary: r.summary,
   };
   if (r.description) op.description = r.description;
-  if (r.auth === 'session') op.security = [{ session: [] }];
-  else if (r.auth === 'apiKey') op.security = [{ apiKey: [] }];
-  else op.security = [];
+  op.security = r.auth === 'none' ? [] : [{ [r.auth]: [] }];
 
   const parameters: Json[] = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
     name: m[1],
@@ -148,7 +156,7 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
     const schema = schemaOf(r.body, 'input', components);
     const content: Json = { 'application/json': { schema } };
     if (r.formPost) content['application/x-www-form-urlencoded'] = { schema: { type: 'object', description: r.formPost.description } };
-    op.requestBody = { required: true, content };
+    op.requestBody = { required: !r.bodyOptional, content };
   }
   if (r.rawBody) {
     const content: Json = {};
@@ -158,14 +166,19 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
 
   const responses: Json = {};
   const description = r.ok.description ?? 'Success';
-  if (r.ok.empty) responses[r.ok.status] = { description };
+  const okHeaders = r.ok.headers && { headers: headersOf(r.ok.headers) };
+  if (r.ok.empty) responses[r.ok.status] = { description, ...okHeaders };
   else if (r.ok.content) {
     const content: Json = {};
     for (const [type, s] of Object.entries(r.ok.content)) content[type] = { schema: schemaOf(s, 'output', components) };
-    responses[r.ok.status] = { description, content };
+    responses[r.ok.status] = { description, content, ...okHeaders };
   } else {
     const envelope = successEnvelope(r.ok.data ?? z.unknown());
-    responses[r.ok.status] = { description, content: { 'application/json': { schema: schemaOf(envelope, 'output', components) } } };
+    responses[r.ok.status] = {
+      description,
+      content: { 'application/json': { schema: schemaOf(envelope, 'output', components) } },
+      ...okHeaders,
+    };
   }
   if (r.formPost) {
     responses[303] = {
@@ -173,13 +186,18 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
       headers: { Location: { schema: { type: 'string' } } },
     };
   }
-  if (r.page?.errors) responses['4XX'] = { description: r.page.errors };
+  // A page answers its errors as a page, or (an unknown project, a rate limit) as the error envelope.
+  if (r.page?.errors)
+    responses['4XX'] = { description: r.page.errors, content: { 'text/html': { schema: { type: 'string' } }, ...ERROR_JSON } };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(r)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const headers =
+      status === 401 && r.path.startsWith('/v1/') ? BEARER_CHALLENGE : status === 429 || status === 503 ? RETRY_AFTER : undefined;
     responses[status] = {
       description: `Error envelope; error.code: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: ERROR_JSON,
+      ...(headers && { headers: headersOf(headers) }),
     };
   }
   op.responses = responses;
@@ -204,7 +222,8 @@ export function buildDocument(version: string): Json {
         'Every JSON response is an envelope: `{status:"success", message, data, timestamp}` or ' +
         '`{status:"error", message, error:{code, issues?}, timestamp}` (timestamp in epoch milliseconds). ' +
         'The management API (`/api`) needs the session cookie from sign-up or log-in and refuses cross-origin ' +
-        'requests; the join route (`/v1`) takes a project’s API key as a Bearer token and allows any origin.',
+        'requests; the join route (`/v1`) takes a project’s API key as a Bearer token and allows any origin. ' +
+        'Every GET route also answers HEAD (the same status and headers, no body).',
     },
     servers: [{ url: '/' }],
     tags: [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name })),
@@ -213,7 +232,18 @@ export function buildDocument(version: string): Json {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by POST /api/auth/signup and /api/auth/login' },
-        apiKey: { type: 'http', scheme: 'bearer', description: 'A project’s API key (`wl_…`), publishable: it can only add subscribers' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A project’s API key (`wl_pk_…`, publishable: it can only add subscribers and read their public views; a secret key works too)',
+        },
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A project’s secret key (`wl_sk_…`), from a server: a publishable key, or a request with an Origin header, answers 403',
+        },
       },
     },
   };

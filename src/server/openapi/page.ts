@@ -20,6 +20,12 @@ const json = (v: unknown) => JSON.stringify(v, null, 2);
 /** The document's Markdown, as far as it uses any: `code` spans. Everything else is escaped text. */
 const md = (s: unknown) => raw(escapeHtml(String(s ?? '')).replace(/`([^`]+)`/g, '<code>$1</code>'));
 
+const AUTH_TEXT: Record<string, string> = {
+  session: 'session cookie',
+  apiKey: 'API key (Bearer)',
+  secretKey: 'secret API key (Bearer, from a server)',
+};
+
 function operation(method: string, path: string, op: Json): Raw {
   const params: Json[] = op.parameters ?? [];
   const body = op.requestBody?.content?.['application/json']?.schema;
@@ -27,7 +33,7 @@ function operation(method: string, path: string, op: Json): Raw {
   return html`<details class="op" id="${op.operationId}"><summary><span class="m ${method}">${method}</span><code>${path}</code>
 <span class="muted">${md(op.summary)}</span></summary><div>
 ${op.description ? html`<p>${md(op.description)}</p>` : ''}
-<p class="muted">Auth: ${auth === 'session' ? 'session cookie' : auth === 'apiKey' ? 'API key (Bearer)' : 'none'}</p>
+<p class="muted">Auth: ${(auth && AUTH_TEXT[auth]) ?? 'none'}</p>
 ${
   params.length
     ? html`<h3>Parameters</h3><table><tr><th>Name</th><th>In</th><th>Schema</th><th>Description</th></tr>${params.map(

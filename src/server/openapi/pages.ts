@@ -1,6 +1,7 @@
 // The routes that answer people rather than programs, for the OpenAPI document (tag `Pages`): the
 // dashboard, the document's own page, the widget script, the hosted sign-up page and the subscriber
 // pages. Their answers are HTML (or a script) and so are most of their errors, described in one line.
+import { z } from 'zod';
 import { challengeSchema } from '../../contract/responses.js';
 import { tokenQuery } from '../routes/subscriber.js';
 import type { ApiRoute, Method } from './routes.js';
@@ -34,14 +35,28 @@ export const PAGES: ApiRoute[] = [
     ...page('head', '/widget.js', 'headWidget', 'The sign-up widget script (headers only)', WIDGET),
     ok: { status: 200, content: { 'text/javascript': { type: 'string', description: WIDGET } } },
   },
-  page(
-    'get',
-    '/w/:slug',
-    'showHostedPage',
-    'The hosted sign-up page (`?ref=CODE` is carried into the join)',
-    'The sign-up form, or after a join the position and referral link',
-    HOSTED_ERRORS,
-  ),
+  {
+    ...page(
+      'get',
+      '/w/:slug',
+      'showHostedPage',
+      'The hosted sign-up page (`?ref=CODE` is carried into the join)',
+      'The sign-up form, or after a join the position and referral link',
+      HOSTED_ERRORS,
+    ),
+    query: z.object({ ref: z.string().optional(), status: z.string().optional(), error: z.string().optional() }),
+    queryText: {
+      ref: { schema: { type: 'string' }, description: 'A referral code, carried into the join (an unknown one is ignored)' },
+      status: {
+        schema: { type: 'string', enum: ['joined'] },
+        description: 'Set by a form post’s redirect: the page says the join went through',
+      },
+      error: {
+        schema: { type: 'string', pattern: '^[a-z_]{1,40}$' },
+        description: 'Set by a form post’s redirect: an error code (`email_taken`, …), shown in words',
+      },
+    },
+  },
   {
     ...page(
       'post',

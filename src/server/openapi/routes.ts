@@ -81,7 +81,7 @@ import { inviteBody, redeemBody, tokenBody } from '../../contract/lifecycle.js';
 import type { ErrorCode } from '../../contract/types.js';
 import type { AltchaChallenge } from '../../core/captcha.js';
 import type { ImportResult } from '../../core/import/run.js';
-import { importQuery } from '../routes/import.js';
+import { IMPORT_TYPES, importQuery } from '../routes/import.js';
 import { tokenQuery } from '../routes/subscriber.js';
 import { PAGES } from './pages.js';
 
@@ -101,10 +101,15 @@ export interface ApiRoute {
   tag: string;
   summary: string;
   description?: string;
-  /** `session`: the session cookie (401 without); `apiKey`: a project's key as a Bearer token; `none`. */
-  auth: 'session' | 'apiKey' | 'none';
+  /**
+   * `session`: the session cookie (401 without); `apiKey`: a project's key as a Bearer token (either kind);
+   * `secretKey`: a project's secret key (`wl_sk_…`) as a Bearer token; `none`.
+   */
+  auth: 'session' | 'apiKey' | 'secretKey' | 'none';
   /** The JSON request body schema. */
   body?: z.ZodType;
+  /** The JSON body may be left out (every field of `body` has a default). */
+  bodyOptional?: boolean;
   /** A request body that is not JSON (e.g. an upload): media type → JSON Schema. */
   rawBody?: { content: Record<string, Record<string, unknown>>; description: string };
   /** The route also takes a plain HTML form post (application/x-www-form-urlencoded), answered with a 303. */
@@ -122,6 +127,8 @@ export interface ApiRoute {
     /** No body at all (e.g. 204). */
     empty?: boolean;
     description?: string;
+    /** Response headers of the success answer: name → description. */
+    headers?: Record<string, string>;
   };
   /**
    * A page for people (HTML, a script): no implied envelope error codes (`errors` still lists any it
@@ -143,14 +150,18 @@ const PUBLIC_KEY = ['not_found', 'forbidden', 'rate_limited'] as ErrorCode[];
 const SECRET_KEY_ONLY = 'Server-to-server: a publishable key, or a secret key sent with an Origin header, answers 403 `forbidden`.';
 
 /** The parts of an entry beyond method, path, id, tag and summary; `status` is the success status (default 200). */
-type More = Partial<Pick<ApiRoute, 'auth' | 'body' | 'query' | 'description' | 'errors'>> & { status?: number };
+type More = Partial<Pick<ApiRoute, 'auth' | 'body' | 'bodyOptional' | 'query' | 'description' | 'errors'>> & {
+  status?: number;
+  /** Response headers of the success answer: name → description. */
+  headers?: Record<string, string>;
+};
 
 // One builder per shape of entry, so each route below reads as one line of a table.
 
 /** A route whose success answer is the envelope with `data`. */
 function route(method: Method, path: string, id: string, tag: string, summary: string, data: z.ZodType, more: More = {}): ApiRoute {
-  const { status = 200, auth = 'none', ...rest } = more;
-  return { method, path, id, tag, summary, auth, ok: { status, data }, ...rest };
+  const { status = 200, auth = 'none', headers, ...rest } = more;
+  return { method, path, id, tag, summary, auth, ok: { status, data, headers }, ...rest };
 }
 
 /** A session route on one of the user's projects (404 `not_found` for one that is not theirs). */
@@ -163,10 +174,33 @@ function listOnProject(path: string, id: string, tag: string, summary: string, i
   return onProject('get', path, id, tag, summary, pageSchema(item), { query, errors: ['validation_failed', ...PROJECT] });
 }
 
+/** What a CORS preflight answers with (every public route allows any origin). */
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Origin': '`*`: any origin may call the route',
+  'Access-Control-Allow-Methods': 'The methods the route takes',
+  'Access-Control-Allow-Headers': 'The request headers a browser may send (Authorization, Content-Type where the route takes a body)',
+  'Access-Control-Max-Age': 'How long (seconds) a browser may cache this answer',
+};
+
 /** A CORS preflight: 204, no body. */
 function preflight(path: string, id: string, tag: string, summary = 'CORS preflight', description?: string): ApiRoute {
-  return { method: 'options', path, id, tag, summary, auth: 'none', ok: { status: 204, empty: true, description } };
+  return {
+    method: 'options',
+    path,
+    id,
+    tag,
+    summary,
+    auth: 'none',
+    ok: { status: 204, empty: true, description, headers: PREFLIGHT_HEADERS },
+  };
 }
+
+/** A log-out clears the session cookie. */
+const LOGGED_OUT = { 'Set-Cookie': 'Clears the session cookie (`waitlist_session=; Max-Age=0; …`)' };
+/** The session cookie a sign-up or log-in sets. */
+const SETS_SESSION = {
+  'Set-Cookie': '`waitlist_session=<token>; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax` (+ `Secure` over HTTPS)',
+};
 
 export const ROUTES: ApiRoute[] = [
   // ---- service ----
@@ -238,14 +272,22 @@ export const ROUTES: ApiRoute[] = [
     description: 'Open while the server has no user, or with --open-signup.',
     body: signupBody,
     status: 201,
+    headers: SETS_SESSION,
     errors: ['signup_closed', 'email_taken', 'rate_limited'],
   }),
   route('post', '/api/auth/login', 'login', 'Auth', 'Log in (sets the session cookie)', userSchema, {
     body: loginBody,
+    headers: SETS_SESSION,
     errors: ['unauthorized', 'rate_limited'],
   }),
-  route('post', '/api/auth/logout', 'logout', 'Auth', 'Log out: revoke this session and clear the cookie', z.null(), { auth: 'session' }),
-  route('post', '/api/auth/logout-all', 'logoutAll', 'Auth', 'Log out of every session of this user', z.null(), { auth: 'session' }),
+  route('post', '/api/auth/logout', 'logout', 'Auth', 'Log out: revoke this session and clear the cookie', z.null(), {
+    auth: 'session',
+    headers: LOGGED_OUT,
+  }),
+  route('post', '/api/auth/logout-all', 'logoutAll', 'Auth', 'Log out of every session of this user', z.null(), {
+    auth: 'session',
+    headers: LOGGED_OUT,
+  }),
   route('get', '/api/auth/me', 'me', 'Auth', 'The signed-in user', userSchema, { auth: 'session' }),
 
   // ---- projects ----
@@ -411,14 +453,14 @@ export const ROUTES: ApiRoute[] = [
     'Redeem an invite code (secret key)',
     redeemResultSchema,
     {
-      auth: 'apiKey',
+      auth: 'secretKey',
       description: SECRET_KEY_ONLY,
       body: redeemBody,
       errors: ['not_found', 'forbidden', 'invite_used', 'invite_expired', 'rate_limited'],
     },
   ),
   route('get', '/v1/waitlist/:slug/invites/:code', 'checkInvite', 'Subscribers', 'Check an invite code (secret key)', inviteCheckSchema, {
-    auth: 'apiKey',
+    auth: 'secretKey',
     description: SECRET_KEY_ONLY,
     errors: ['not_found', 'forbidden', 'invite_used', 'invite_expired', 'rate_limited'],
   }),
@@ -533,7 +575,7 @@ export const ROUTES: ApiRoute[] = [
     'Webhooks',
     'Give the webhook a new secret (shown once); the old one signs beside it for keepPreviousFor seconds (default 86400)',
     webhookRotatedSchema,
-    { body: rotateWebhookSecretBody },
+    { body: rotateWebhookSecretBody, bodyOptional: true },
   ),
 
   // ---- sign-up surface (docs/signup.md) ----
@@ -584,10 +626,8 @@ export const ROUTES: ApiRoute[] = [
     },
     rawBody: {
       description: 'The file itself as the body (not multipart): CSV with a header row, or NDJSON (one object per line)',
-      content: {
-        'text/csv': { type: 'string' },
-        'application/x-ndjson': { type: 'string' },
-      },
+      // Every type the route takes (IMPORT_TYPES); the format comes from ?format, else from this type.
+      content: Object.fromEntries(IMPORT_TYPES.map((t) => [t, { type: 'string' }])),
     },
     ok: { status: 200, data: importResultSchema },
     errors: ['validation_failed', ...PROJECT, 'payload_too_large', 'unsupported_media_type'],

@@ -18,7 +18,16 @@ import { projectForJoin } from '../../core/projects.js';
 import { featureSettings } from '../../core/settings.js';
 import type { Deps, Req } from '../context.js';
 import { parseQuery, readJson, send } from '../http.js';
-import { baseUrl, keyForProject, limitSelf, notFoundProject, PUBLIC_CORS, selfLimiter, setHeaders } from '../lifecycle-http.js';
+import {
+  baseUrl,
+  keyForProject,
+  limitSelf,
+  notFoundProject,
+  PUBLIC_CORS,
+  refuseSecretFromBrowser,
+  selfLimiter,
+  setHeaders,
+} from '../lifecycle-http.js';
 
 export const tokenQuery = z.object({
   token: z.string('token is required').trim().min(1, 'token is required').max(200, 'token is too long'),
@@ -37,6 +46,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
   /** The start of every token route: CORS for any origin, the slug's live project (else 404), the rate limit. */
   const tokenRoute = async (req: Req, res: ServerResponse) => {
     setHeaders(res, PUBLIC_CORS);
+    refuseSecretFromBrowser(req); // no key needed here, but a secret one sent from a page fails loudly
     const project = await projectForJoin(store, req.params.slug!);
     if (!project) throw notFoundProject();
     await limitSelf(limiter, deps, req, res, project.id);
@@ -80,7 +90,7 @@ export function subscriberRoutes(app: Polka<Req>, deps: Deps) {
       res,
       200,
       'Leaderboard',
-      rows.map((r, i) => ({ rank: i + 1, name: r.name ?? lc.maskEmail(r.email), referrals: r.referrals })),
+      rows.map((r, i) => ({ rank: i + 1, name: lc.publicName(r.name, r.email), referrals: r.referrals })),
     );
   });
 

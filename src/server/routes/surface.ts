@@ -14,7 +14,7 @@ import type { ProjectRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import type { Deps, Req } from '../context.js';
 import { send } from '../http.js';
-import { checkKind } from '../lifecycle-http.js';
+import { keyForProject } from '../lifecycle-http.js';
 import { surfaceLimit } from '../surface-limit.js';
 import { widgetHandler } from '../widget-file.js';
 import { CORS, corsFor } from './join.js';
@@ -38,18 +38,15 @@ export function publicForm(project: ProjectRow) {
 }
 
 export function surfaceRoutes(app: Polka<Req>, deps: Deps) {
-  const { store, keys, authLimiter } = deps;
+  const { store } = deps;
   const limit = surfaceLimit(deps);
 
   /** Key → slug → key's project (the join route's order), then origin and the read limit. */
   async function authorise(req: Req, res: ServerResponse): Promise<ProjectRow> {
     for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+    // A secret key from a browser (an Origin header) → 403, as at join; a 401 carries the Bearer challenge.
+    const { project } = await keyForProject(deps, req, req.params.slug!, false);
     const ip = clientIp(req, deps.trust);
-    const key = await keys.verify(req.headers.authorization, authLimiter?.keyGuard(ip ?? 'unknown'));
-    const project = await projectForJoin(store, req.params.slug!);
-    if (!project) throw new AppError('not_found', 'Waitlist not found');
-    if (key.projectId !== project.id) throw new AppError('unauthorized', 'This API key belongs to another project');
-    checkKind(key, req, false); // a secret key from a browser (an Origin header) → 403, as at join
     if (!corsFor(project, req, res)) throw new AppError('forbidden', 'This waitlist does not accept requests from this origin');
     await limit(project.id, ip);
     return project;
