@@ -1,10 +1,14 @@
 // Graceful shutdown of `waitlist serve` under SIGTERM/SIGINT: a repeated signal does not kill the
 // server (the request in flight still gets its 201, exit 0), and requests that keep-alive clients had
 // already sent when the signal came are answered, not reset.
+import { execa } from 'execa';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
-import { Client, cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
+import { BIN, Client, cleanup, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 /** Resolves once the server's output (stdout + stderr) matches `re` (the output so far counts too). */
 function outputMatches(srv: TestServer, re: RegExp): Promise<void> {
@@ -296,6 +300,38 @@ describe('requests already sent when SIGTERM comes', () => {
     } finally {
       await srv.stop();
       cleanup(srv);
+    }
+  });
+});
+
+describe('a signal while the server is starting', () => {
+  it('SIGTERM before the server listens: it finishes starting, then stops as usual (exit 0), not killed (143)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-early-signal-'));
+    try {
+      // A preload that sends the process SIGTERM from inside start-up: as the HTTP server begins to listen,
+      // after the database is open and migrated and before the "listening" line.
+      const preload = join(dir, 'signal-at-listen.mjs');
+      writeFileSync(
+        preload,
+        `import { Server } from 'node:http';
+const listen = Server.prototype.listen;
+Server.prototype.listen = function (...args) {
+  process.kill(process.pid, 'SIGTERM');
+  return listen.apply(this, args);
+};
+`,
+      );
+      const r = await execa('node', ['--import', preload, BIN, 'serve', '--port', '0', '--db', join(dir, 'w.db')], {
+        env: { DATABASE_URL: '', WAITLIST_DB: '' },
+        reject: false,
+        all: true,
+        timeout: 20_000, // a signal dropped on the way leaves the server running: killed here, and failed below
+      });
+      expect(r.exitCode, r.all).toBe(0);
+      expect(r.all).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      expect(r.all).toContain('SIGTERM received');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -10,6 +10,18 @@ import { selfCommand } from '../self-command.js';
 const FORCE_EXIT_MS = 15_000;
 
 export async function runServe(config: ServeConfig): Promise<void> {
+  // Listening for signals from the start: one that comes while the server starts (the database opening,
+  // migrations) is kept, and once started the server stops as it would later (closes the database,
+  // exit 0). Without a listener the default action ended the process mid-start with 130/143. The
+  // listener is never swapped: with none for an instant, a signal already on its way could be dropped.
+  let early: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals) => {
+    early ??= signal;
+  };
+  // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
+  // at once (exit 130/143). Signal listeners do not keep the process alive.
+  process.on('SIGINT', (signal) => onSignal(signal));
+  process.on('SIGTERM', (signal) => onSignal(signal));
   const running = await startServer(config);
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
@@ -53,9 +65,7 @@ export async function runServe(config: ServeConfig): Promise<void> {
         reject(new CliError(`error while closing: ${(err as Error)?.message ?? String(err)}`, EXIT.error)),
       );
     };
-    // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
-    // at once (exit 130/143). Signal listeners do not keep the process alive.
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    onSignal = stop;
+    if (early) stop(early);
   });
 }
