@@ -72,6 +72,19 @@ describe('hosted-tool exports import without editing', () => {
   });
 });
 
+describe('line numbers', () => {
+  it.each([
+    ['a quoted LF', 'email,name\ncr1@example.com,"x\ny"\nbad1,\n', 4],
+    ['a quoted CRLF (a Windows name in a Unix file)', 'email,name\ncr2@example.com,"x\r\ny"\nbad2,\n', 4],
+    ['a quoted CR alone', 'email,name\ncr3@example.com,"x\ry"\nbad3,\n', 3],
+    ['two quoted CRLFs in a CRLF file', 'email,name\r\ncr4@example.com,"x\r\ny\r\nz"\r\ncr5@example.com,"a\r\nb"\r\nbad4,\r\n', 7],
+  ])('a bad row after %s is reported at its own line (lines counted by LF, as an editor shows them)', async (_what, csv, line) => {
+    const p = await projectWithKey(owner, `Lines ${line} ${Math.random()}`);
+    const r = ok(await upload(p, csv));
+    expect(r.invalid).toEqual([{ line, message: expect.stringContaining('email') }]);
+  });
+});
+
 describe('round trip and formats', () => {
   it("this server's own CSV export imports as it was (fields, metadata, formula-escaped text, createdAt)", async () => {
     const a = await projectWithKey(owner, 'Export Src');

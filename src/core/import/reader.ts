@@ -360,13 +360,25 @@ export async function* csvRecords(source: AsyncIterable<Buffer>): AsyncGenerator
   input.on('error', (err) => parser.destroy(err));
   input.pipe(parser);
   let header = true;
+  // csv-parse counts every CR inside quotes as a line of its own, a quoted CRLF as two: its `lines` runs
+  // ahead of the file's lines by the CRs read so far in quoted values (lines here are counted by LF).
+  let quotedCrs = 0;
+  const count = (v: string, c: string) => {
+    let n = 0;
+    for (let i = v.indexOf(c); i >= 0; i = v.indexOf(c, i + 1)) n++;
+    return n;
+  };
   for await (const r of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
     while (errors.length) yield errors.shift()!;
     let inner = 0;
-    for (const v of r.record) for (let i = v.indexOf('\n'); i >= 0; i = v.indexOf('\n', i + 1)) inner++;
-    const line = r.info.lines - inner;
+    for (const v of r.record) {
+      inner += count(v, '\n');
+      quotedCrs += count(v, '\r');
+    }
+    const end = r.info.lines - quotedCrs;
+    const line = end - inner;
     // The header row is the header whatever it holds.
-    if (bad.within(line, r.info.lines) && !header) yield { line, error: NOT_UTF8 };
+    if (bad.within(line, end) && !header) yield { line, error: NOT_UTF8 };
     else yield { line, values: r.record };
     header = false;
   }
