@@ -35,13 +35,20 @@ export function fileCredentials(dir?: string): CredentialStore {
   const open = async () => {
     if (!conf) {
       const { default: ConfClass } = await import('conf'); // lazy: --help never loads it
-      conf = new ConfClass<StoredCredentials>({
-        ...(dir ? { cwd: dir } : { projectName: 'waitlist', projectSuffix: '' }),
-        configName: 'credentials',
-        configFileMode: 0o600,
-        // A file that is not JSON reads as empty (nothing is written until login or signup saves over it).
-        clearInvalidConfig: true,
-      });
+      // conf creates the directory as soon as it is opened, even by a command that only reads it (with
+      // the process's umask: 0755). A umask of 077 for that moment makes it 0700 from the start.
+      const umask = process.umask(0o077);
+      try {
+        conf = new ConfClass<StoredCredentials>({
+          ...(dir ? { cwd: dir } : { projectName: 'waitlist', projectSuffix: '' }),
+          configName: 'credentials',
+          configFileMode: 0o600,
+          // A file that is not JSON reads as empty (nothing is written until login or signup saves over it).
+          clearInvalidConfig: true,
+        });
+      } finally {
+        process.umask(umask);
+      }
     }
     return conf;
   };

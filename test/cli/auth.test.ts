@@ -40,6 +40,13 @@ describe('signup and login', () => {
     expect(me).toMatchObject({ email, name: 'Ada' });
   });
 
+  it('a command that only reads the credentials leaves no world-readable directory behind (0700)', async () => {
+    const home = freshHome();
+    const r = await cli(['project', 'list'], { home });
+    expect(r.exitCode).toBe(4); // not logged in
+    expect(statSync(dirname(credentialsFile(home))).mode & 0o777).toBe(0o700);
+  });
+
   it('logs in with --password-stdin; a wrong password exits 1 and stores nothing', async () => {
     const { email, password } = await cliSignup(srv.url, freshHome());
     const home = freshHome();
