@@ -184,6 +184,20 @@ describe('#11 search folds case the same way on both databases', () => {
   it('İ finds İstanbul (and only names with İ)', async () => {
     expect(await list(S.projectId, 'İ')).toEqual(['İstanbul']);
   });
+
+  it('İ in an email: found by İ, and an address with a plain i is not', async () => {
+    const P = await projectWithKey(owner, 'Fold emails');
+    for (const email of ['İlker@example.com', 'ilker@example.com', 'ILKER2@example.com']) {
+      expect((await postJoin(srv.url, P.slug, P.key, { email })).status).toBe(201);
+    }
+    const emails = async (needle: string) =>
+      (await owner.get(`/api/project/${P.projectId}/waitlist?search=${encodeURIComponent(needle)}`)).body.data.items
+        .map((e: { email: string }) => e.email)
+        .sort();
+    expect(await emails('İ')).toEqual(['İlker@example.com']);
+    expect(await emails('İlk')).toEqual(['İlker@example.com']);
+    expect(await emails('ilk')).toEqual(['ILKER2@example.com', 'ilker@example.com']);
+  });
 });
 
 describe('#11 lone UTF-16 surrogates', () => {
