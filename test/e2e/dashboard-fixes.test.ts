@@ -304,6 +304,40 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     expect(await page.getByLabel('Subject').inputValue()).not.toBe('UNSAVED subject');
   });
 
+  it('long names without spaces wrap: no sideways scroll on the projects and entries pages, desktop or phone', async () => {
+    const long = await projectWithKey(admin, 'L'.repeat(100));
+    const joined = await postJoin(srv.url, long.slug, long.key, {
+      email: uniqueEmail('long'),
+      name: 'N'.repeat(200),
+      source: 'S'.repeat(100),
+    });
+    expect(joined.status).toBe(201);
+    await admin.post(`/api/project/${long.projectId}/apikey`, { name: 'K'.repeat(100) });
+    const wide = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${srv.url}/#/projects`);
+      await page.getByRole('link', { name: 'L'.repeat(100) }).waitFor();
+      expect(await wide(), `projects at ${viewport.width}`).toBeLessThanOrEqual(0);
+      await page.goto(`${srv.url}/#/projects/${long.projectId}/entries`);
+      await page.getByText('N'.repeat(200)).waitFor();
+      const culprits = await page.evaluate(() =>
+        [...document.querySelectorAll('*')]
+          .filter((el: any) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+          .slice(0, 8)
+          .map((el: any) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+      );
+      expect(await wide(), `entries at ${viewport.width}: ${culprits.join(', ')}`).toBeLessThanOrEqual(0);
+      await page.goto(`${srv.url}/#/projects/${long.projectId}/keys`);
+      await page.getByText('K'.repeat(100)).waitFor();
+      expect(await wide(), `keys at ${viewport.width}`).toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('the Log in page offers sign-up only when the server takes new accounts', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in', level: 1 }).waitFor();

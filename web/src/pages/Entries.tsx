@@ -11,14 +11,46 @@ const SIZES = [10, 20, 50, 100];
 const STATUSES: EntryStatusName[] = ['pending', 'waiting', 'invited', 'accepted'];
 type Sort = 'newest' | 'position';
 
+/** The list's search, filter, sort, page and size, as kept for the way back. */
+interface ListView {
+  status: EntryStatusName | '';
+  sort: Sort;
+  query: string;
+  page: number;
+  limit: number;
+}
+const DEFAULT_VIEW: ListView = { status: '', sort: 'newest', query: '', page: 1, limit: 20 };
+const viewKey = (pid: string) => `waitlist.entries.${pid}`;
+
+/**
+ * The view this tab last showed for the project, from sessionStorage (this browser tab only): the way
+ * back from an entry's detail keeps it even when the detail page was reloaded in between.
+ */
+function savedView(pid: string): ListView {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(viewKey(pid)) ?? 'null') as Partial<ListView> | null;
+    if (!v || typeof v !== 'object') return DEFAULT_VIEW;
+    return {
+      status: STATUSES.includes(v.status as EntryStatusName) ? (v.status as EntryStatusName) : '',
+      sort: v.sort === 'position' ? 'position' : 'newest',
+      query: typeof v.query === 'string' ? v.query.slice(0, 200) : '',
+      page: Number.isInteger(v.page) && v.page! >= 1 ? v.page! : 1,
+      limit: SIZES.includes(v.limit!) ? v.limit! : 20,
+    };
+  } catch {
+    return DEFAULT_VIEW; // storage off, or not JSON
+  }
+}
+
 export function EntriesTab({ project, entryId }: { project: Project; entryId?: string | undefined }) {
   const pid = project.projectId;
-  const [status, setStatus] = useState<EntryStatusName | ''>('');
-  const [sort, setSort] = useState<Sort>('newest');
-  const [search, setSearch] = useState(''); // what is typed
-  const [query, setQuery] = useState(''); // what is searched, 300 ms after typing stops
-  const [page, setPage] = useState(1);
-  const [limit, setLimit] = useState(20);
+  const [initial] = useState(() => savedView(pid));
+  const [status, setStatus] = useState<EntryStatusName | ''>(initial.status);
+  const [sort, setSort] = useState<Sort>(initial.sort);
+  const [search, setSearch] = useState(initial.query); // what is typed
+  const [query, setQuery] = useState(initial.query); // what is searched, 300 ms after typing stops
+  const [page, setPage] = useState(initial.page);
+  const [limit, setLimit] = useState(initial.limit);
   const [data, setData] = useState<Page<Entry> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
@@ -41,6 +73,14 @@ export function EntriesTab({ project, entryId }: { project: Project; entryId?: s
   // Reloads when coming back from an entry's detail too (it may have changed there).
   useEffect(() => void (entryId ? undefined : load()), [pid, page, limit, query, status, sort, entryId]);
   useEffect(() => {
+    try {
+      sessionStorage.setItem(viewKey(pid), JSON.stringify({ status, sort, query, page, limit } satisfies ListView));
+    } catch {
+      // storage off or full: the view is kept only while the tab stays open
+    }
+  }, [pid, page, limit, query, status, sort]);
+  useEffect(() => {
+    if (search.trim() === query) return; // nothing new typed (the restored search, on opening)
     const t = setTimeout(() => {
       setQuery(search.trim());
       setPage(1);
@@ -146,9 +186,10 @@ export function EntriesTab({ project, entryId }: { project: Project; entryId?: s
               },
               {
                 label: 'Name',
+                class: 'wrap',
                 cell: (e) => <InlineRename label={`Name of ${e.email}`} value={e.name ?? ''} allowEmpty onSave={(n) => rename(e, n)} />,
               },
-              { label: 'Source', cell: (e) => e.source },
+              { label: 'Source', class: 'wrap', cell: (e) => e.source },
               { label: 'Country', cell: (e) => e.country ?? '—' },
               { label: 'Joined', class: 'joined', cell: (e) => fmtDate(e.createdAt) },
               { label: 'Status', cell: (e) => e.status },

@@ -18,8 +18,18 @@ const depth = (v: unknown): number =>
 /** The metadata typed in the box as an object, or the reason it cannot be sent, in words. */
 export function parseMetadata(text: string): { value: Record<string, unknown> } | { problem: string } {
   let value: unknown;
+  let inexact: { source: string; kept: number } | undefined;
   try {
-    value = JSON.parse(text.trim() === '' ? '{}' : text);
+    // A whole number with more digits than a JSON number keeps (an id such as 123456789012345678901)
+    // would be stored rounded: the reviver sees each number's source text (browsers since 2023) and
+    // keeps the first that does not survive.
+    value = JSON.parse(text.trim() === '' ? '{}' : text, (_key, v: unknown, context?: { source?: string }) => {
+      const src = context?.source;
+      if (!inexact && typeof v === 'number' && Number.isFinite(v) && src && /^-?\d+$/.test(src) && BigInt(src) !== BigInt(v)) {
+        inexact = { source: src, kept: v };
+      }
+      return v;
+    });
   } catch (e) {
     return { problem: `Metadata is not valid JSON: ${(e as Error).message}` };
   }
@@ -29,6 +39,12 @@ export function parseMetadata(text: string): { value: Record<string, unknown> } 
   }
   const inf = nonFinite(value, 'metadata');
   if (inf) return { problem: `${inf} is a number too large to store (like 1e400).` };
+  if (inexact) {
+    const { source, kept } = inexact as { source: string; kept: number };
+    return {
+      problem: `${source} has more digits than a number keeps (it would be stored as ${kept}): write it as a string, "${source}".`,
+    };
+  }
   if (depth(value) > METADATA_DEPTH) return { problem: `Metadata may nest at most ${METADATA_DEPTH} levels.` };
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
   if (bytes > METADATA_BYTES) return { problem: `Metadata is ${bytes} bytes; at most ${METADATA_BYTES} are allowed.` };

@@ -109,7 +109,11 @@ export function KeysTab({ project }: { project: Project }) {
             rows={rows}
             rowKey={(k) => k.keyId}
             columns={[
-              { label: 'Name', cell: (k) => <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} /> },
+              {
+                label: 'Name',
+                class: 'wrap',
+                cell: (k) => <InlineRename label={`Rename key ${k.name}`} value={k.name} onSave={(n) => rename(k, n)} />,
+              },
               { label: 'Kind', cell: (k) => k.kind },
               { label: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
               { label: 'Created', cell: (k) => fmtDate(k.createdAt) },

@@ -392,7 +392,7 @@ function Deliveries({ pid, hook, version, onError }: { pid: string; hook: Webhoo
       </Loaded>
       {data ? (
         <Pager label={`Delivery pages of ${hook.url}`} page={page} totalPages={data.totalPages} total={data.total} onPage={setPage}>
-          {data.total} deliveries · page {data.page} of {data.totalPages}
+          {data.total} {data.total === 1 ? 'delivery' : 'deliveries'} · page {data.page} of {data.totalPages}
         </Pager>
       ) : null}
     </div>
