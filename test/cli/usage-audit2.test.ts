@@ -40,3 +40,34 @@ describe('admin --database-url that is not PostgreSQL (finding 6)', () => {
     expect(env.stderr).toMatch(/^error: DATABASE_URL .*must be a PostgreSQL URL.*'mysql:\/\/x\/db'/);
   });
 });
+
+describe('serve: on/off variables with a value that is neither (inventory audit)', () => {
+  it.each([
+    ['WAITLIST_OPEN_SIGNUP', 'maybe'],
+    ['WAITLIST_ALLOW_PRIVATE_WEBHOOKS', 'maybe'],
+    ['WAITLIST_RATE_LIMIT', 'of'],
+    ['WAITLIST_LOG', 'request'],
+  ])('%s=%s stops the server before it starts: exit 2, naming the variable', async (name, value) => {
+    const r = await cliProcess(['serve', '--port', '0', '--db', ':memory:'], { env: { [name]: value } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^error: ${name} must be .*not '${value}'`));
+  });
+
+  it('a bad value does not break --help or the client commands', async () => {
+    const help = await cliProcess(['serve', '--help'], { env: { WAITLIST_RATE_LIMIT: 'of' } });
+    expect(help.exitCode).toBe(0);
+    // The help wraps at 80 columns: the default is read from the flag's lines joined.
+    const mailFrom = help.stdout
+      .slice(help.stdout.indexOf('--mail-from <from>'))
+      .split(/\n\s{2}--/)[0]!
+      .replace(/\s+/g, ' ');
+    expect(mailFrom).toContain('(default: "waitlist@localhost")');
+  });
+
+  it('WAITLIST_SHUTDOWN_GRACE, an environment-only setting, is not called a flag', async () => {
+    const r = await cliProcess(['serve', '--port', '0', '--db', ':memory:'], { env: { WAITLIST_SHUTDOWN_GRACE: '61' } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe("error: WAITLIST_SHUTDOWN_GRACE must be a number of seconds from 0 to 60, not '61'\n");
+  });
+});

@@ -4,7 +4,26 @@ import { addDbOptions, dbConfig } from './db-options.js';
 import { CliError, EXIT } from '../errors.js';
 import { intValue } from '../options.js';
 
-const envOn = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
+const ON = ['1', 'true', 'yes', 'on'];
+const OFF = ['', '0', 'false', 'no', 'off'];
+const envOn = (name: string) => ON.includes((process.env[name] ?? '').trim().toLowerCase());
+
+/**
+ * The on/off variables, checked when the server starts (not when the CLI loads: a bad one must not
+ * break `--help` or the client commands): a value that is neither on nor off (a typo such as
+ * WAITLIST_RATE_LIMIT=of) is a usage error, instead of counting silently as off.
+ */
+function checkSwitches(env: NodeJS.ProcessEnv) {
+  const bad = (name: string, allowed: string) => new CliError(`${name} must be ${allowed}, not '${env[name]}'`, EXIT.usage);
+  for (const name of ['WAITLIST_OPEN_SIGNUP', 'WAITLIST_ALLOW_PRIVATE_WEBHOOKS']) {
+    const v = (env[name] ?? '').trim().toLowerCase();
+    if (!ON.includes(v) && !OFF.includes(v)) throw bad(name, 'one of 1, true, yes, on (or 0, false, no, off)');
+  }
+  const limit = (env.WAITLIST_RATE_LIMIT ?? '').trim().toLowerCase();
+  if (!ON.includes(limit) && !OFF.includes(limit)) throw bad('WAITLIST_RATE_LIMIT', "'off' (or 'on', the default)");
+  const log = (env.WAITLIST_LOG ?? '').split(',').map((x) => x.trim());
+  if (log.some((x) => x !== '' && x !== 'requests')) throw bad('WAITLIST_LOG', "'requests' (the only log there is to turn on)");
+}
 
 /** An integer flag (or its env var's value): the CLI's one integer parser; a bad value is a usage error (exit 2). */
 function intArg(name: string, min: number, max: number) {
@@ -108,12 +127,13 @@ function serverSecretEnv(): { serverSecret?: string } {
   return { serverSecret: secret };
 }
 
-/** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. */
+/** Seconds (decimals allowed) → milliseconds, within [min, max] seconds. `name` is a flag, or an env var of its own. */
 function secondsArg(name: string, min: number, max: number) {
+  const where = name.startsWith('--') ? ' (flag or env var)' : '';
   return (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || v.trim() === '' || n < min || n > max)
-      throw new CliError(`${name} must be a number of seconds from ${min} to ${max}, not '${v}' (flag or env var)`, EXIT.usage);
+      throw new CliError(`${name} must be a number of seconds from ${min} to ${max}, not '${v}'${where}`, EXIT.usage);
     return Math.round(n * 1000);
   };
 }
@@ -169,7 +189,7 @@ export function registerServe(program: Command) {
         'WAITLIST_SMTP_URL',
       ),
     )
-    .addOption(envOption('--mail-from <from>', 'sender of emails, "Name <addr>"', 'WAITLIST_MAIL_FROM'))
+    .addOption(envOption('--mail-from <from>', 'sender of emails, "Name <addr>"', 'WAITLIST_MAIL_FROM', 'waitlist@localhost'))
     .option(
       '--allow-private-webhooks',
       'let webhooks reach loopback/private/link-local addresses (env WAITLIST_ALLOW_PRIVATE_WEBHOOKS=1)',
@@ -215,6 +235,7 @@ Examples:
       --smtp-url smtps://user:pass@smtp.example.com:465 --mail-from "My app <hello@example.com>"`,
     );
   addDbOptions(cmd).action(async (opts) => {
+    checkSwitches(process.env);
     const { runServe } = await import('./serve-run.js');
     await runServe({
       ...dbConfig(opts, cmd),
@@ -227,7 +248,7 @@ Examples:
       host: opts.host,
       openSignup: Boolean(opts.openSignup),
       trustProxy: await trustArg(opts.trustProxy),
-      rateLimit: opts.rateLimit !== false && (process.env.WAITLIST_RATE_LIMIT ?? '').toLowerCase() !== 'off',
+      rateLimit: opts.rateLimit !== false && !OFF.includes((process.env.WAITLIST_RATE_LIMIT ?? '').trim().toLowerCase() || 'on'),
       joinLimit: intArg('--join-limit', 1, 1_000_000)(opts.joinLimit),
       joinWindowSec: intArg('--join-window', 1, 86_400)(opts.joinWindow),
       loginFreeFailures: intArg('--login-limit', 1, 1000)(opts.loginLimit),
