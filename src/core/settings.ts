@@ -56,11 +56,9 @@ export async function updateSettings(store: Store, userId: string, idOrSlug: str
   if (body.blockDisposableEmails !== undefined) patch.blockDisposable = body.blockDisposableEmails;
   if (body.honeypotField !== undefined) patch.honeypotField = body.honeypotField;
   const given = FEATURE_KEYS.filter((k) => (body as Record<string, unknown>)[k] !== undefined);
-  if (given.length) {
-    const merged: Record<string, unknown> = JSON.parse(p.settings || '{}');
-    for (const k of given) merged[k] = (body as Record<string, unknown>)[k];
-    patch.settings = JSON.stringify(merged);
-  }
+  // Merged into the stored settings by the store, under the row's lock: merged here from `p`, read
+  // before, a concurrent PUT of another field was written over (PostgreSQL, several requests at once).
+  if (given.length) patch.features = Object.fromEntries(given.map((k) => [k, (body as Record<string, unknown>)[k]]));
   // A referralBoost given (changed or not: the same PUT again repairs nothing, but costs little) re-keys
   // the referrers in the settings' own transaction.
   const updated = await store.updateProjectSettings(p.id, patch, body.referralBoost !== undefined);

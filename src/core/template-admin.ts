@@ -1,6 +1,6 @@
 // Per-project email templates (management API): read with defaults, change parts, preview.
 import { EMAIL_TEMPLATES, type PreviewTemplateBody, type PutTemplatesBody, type Templates } from '../contract/events.js';
-import type { TemplateRow } from '../db/outbox.js';
+import { givenParts, type TemplatePatch } from '../db/outbox.js';
 import type { Store } from '../db/store.js';
 import { invalidField } from './errors.js';
 import { DEFAULT_TEMPLATES, effectiveTemplates, renderEmail, SAMPLE_VARS, templateProblem } from './templates.js';
@@ -13,8 +13,7 @@ export async function getTemplates(store: Store, projectId: string): Promise<Tem
 export async function putTemplates(store: Store, projectId: string, body: PutTemplatesBody): Promise<Templates> {
   // Only the parts given change: none given (`{}`) changes nothing.
   if (!EMAIL_TEMPLATES.some((n) => body[n] !== undefined)) return getTemplates(store, projectId);
-  const current = await store.events.templates(projectId);
-  const rows: TemplateRow[] = [];
+  const patches: TemplatePatch[] = [];
   const reset: string[] = [];
   const now = Date.now();
   for (const name of EMAIL_TEMPLATES) {
@@ -32,12 +31,12 @@ export async function putTemplates(store: Store, projectId: string, body: PutTem
         if (part === 'subject' && !v.trim()) throw invalidField(`${name}.subject`, 'subject must not be empty (null restores the default)');
       }
     }
-    const old = current.find((r) => r.name === name);
-    const pick = (part: 'subject' | 'text' | 'html') => (b[part] === undefined ? (old?.[part] ?? null) : b[part]);
-    rows.push({ projectId, name, subject: pick('subject'), text: pick('text'), html: pick('html'), updatedAt: now });
+    // Only the parts given: the store sets those and keeps the others as they are when it writes (not
+    // as read here before: a concurrent PUT of another part would be written over).
+    patches.push({ projectId, name, updatedAt: now, ...givenParts(b as TemplatePatch) });
   }
   await store.events.deleteTemplates(projectId, reset);
-  await store.events.putTemplates(rows);
+  await store.events.putTemplates(patches);
   return getTemplates(store, projectId);
 }
 

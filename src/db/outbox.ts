@@ -147,6 +147,16 @@ export interface TemplateRow {
   updatedAt: number;
 }
 
+/** A change to one template: the parts given (null: back to the default); a part left out is kept. */
+export type TemplatePatch = Pick<TemplateRow, 'projectId' | 'name' | 'updatedAt'> & Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>>;
+
+/** The parts a patch gives, as columns to set (the ones left out are not touched). */
+export function givenParts(p: TemplatePatch): Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>> {
+  const out: Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>> = {};
+  for (const part of ['subject', 'text', 'html'] as const) if (p[part] !== undefined) out[part] = p[part];
+  return out;
+}
+
 /** Turns each event into its deliveries (webhooks subscribed to it, notice emails…). Runs inside the fan-out transaction. */
 export type FanOutPlan = (event: EventRow, webhooks: WebhookRow[], project: ProjectRow | undefined) => NewDelivery[];
 
@@ -167,7 +177,8 @@ export interface EventStore {
 
   // templates
   templates(projectId: string): Promise<TemplateRow[]>;
-  putTemplates(rows: TemplateRow[]): Promise<void>;
+  /** Sets the parts each patch gives, in one statement per template: concurrent patches of other parts are kept. */
+  putTemplates(patches: TemplatePatch[]): Promise<void>;
   deleteTemplates(projectId: string, names: string[]): Promise<void>;
 
   // dispatcher

@@ -38,7 +38,18 @@ export interface ProjectRow {
   settings: string;
 }
 
-export type ProjectSettingsPatch = Partial<Pick<ProjectRow, 'allowedOrigins' | 'blockDisposable' | 'honeypotField' | 'settings'>>;
+/**
+ * A settings change: columns set as given, and `features`, the settings JSON's fields given, merged by the
+ * store into the stored object under the row's lock (two PUTs of different fields both land).
+ */
+export type ProjectSettingsPatch = Partial<Pick<ProjectRow, 'allowedOrigins' | 'blockDisposable' | 'honeypotField'>> & {
+  features?: Record<string, unknown>;
+};
+
+/** The settings JSON `stored` with `features` set over it (the other fields kept as they are). */
+export function mergedSettings(stored: string | null, features: Record<string, unknown>): string {
+  return JSON.stringify({ ...(JSON.parse(stored || '{}') as Record<string, unknown>), ...features });
+}
 
 export interface KeyRow {
   id: string;

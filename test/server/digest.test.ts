@@ -154,12 +154,11 @@ it(`a digest of one sign-up says "1 new sign-up" and "1 person" (${DIALECT})`, a
 });
 
 it(`a digest goes to the addresses notifyEmails holds when it is sent, and not at all once notify is off (${DIALECT})`, async () => {
-  const settings = (x: object) => JSON.stringify({ notify: 'hourly', ...x });
   const { pid, ctx } = await hourlyProject(4, 'Digest Four', ['a4@example.com', 'b4@example.com']);
   await joinWaitlist(store, ctx, { email: 'p4@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
   // b4 is replaced by c4 during the hour: the next sign-up queues c4's digest.
-  await store.updateProjectSettings(pid, { settings: settings({ notifyEmails: ['a4@example.com', 'c4@example.com'] }) });
+  await store.updateProjectSettings(pid, { features: { notifyEmails: ['a4@example.com', 'c4@example.com'] } });
   await joinWaitlist(store, ctx, { email: 'q4@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
   const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
@@ -187,7 +186,7 @@ it(`a digest queued before notify was turned off is not sent (${DIALECT})`, asyn
   const { pid, ctx } = await hourlyProject(5, 'Digest Five', ['a5@example.com']);
   await joinWaitlist(store, ctx, { email: 'p5@example.com' });
   await store.events.fanOut(100, fanOutPlan(true));
-  await store.updateProjectSettings(pid, { settings: JSON.stringify({ notify: 'off', notifyEmails: ['a5@example.com'] }) });
+  await store.updateProjectSettings(pid, { features: { notify: 'off', notifyEmails: ['a5@example.com'] } });
   const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
   const [d] = (await store.events.claimDue(hourEnd + 1, 50, 60_000)).filter((x) => x.projectId === pid);
   const mailer = new Mailer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'w@example.com' });

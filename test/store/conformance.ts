@@ -274,13 +274,20 @@ export function storeConformance(adapter: Adapter) {
         expect(await store.renameProject('prj_missing', 'x', T0)).toBeUndefined();
       });
 
-      it('updateProjectSettings changes only the fields given, not updatedAt', async () => {
+      it('updateProjectSettings changes only the fields given, not updatedAt; settings fields are merged', async () => {
         const { p } = await fixture();
-        const after = await store.updateProjectSettings(p.id, { honeypotField: 'website', settings: '{"doubleOptIn":false}' });
-        expect(after).toEqual({ ...p, honeypotField: 'website', settings: '{"doubleOptIn":false}' });
+        const after = await store.updateProjectSettings(p.id, { honeypotField: 'website', features: { doubleOptIn: false } });
+        expect(after).toEqual({
+          ...p,
+          honeypotField: 'website',
+          settings: JSON.stringify({ ...JSON.parse(p.settings || '{}'), doubleOptIn: false }),
+        });
         const again = await store.updateProjectSettings(p.id, { blockDisposable: true, allowedOrigins: null });
         expect(again).toEqual({ ...after, blockDisposable: true });
         expect(await store.projectBySlug(p.slug)).toEqual(again);
+        // Fields of the settings JSON given later are set over the stored ones; the others are kept.
+        const merged = await store.updateProjectSettings(p.id, { features: { pageTitle: 'T', doubleOptIn: true } });
+        expect(JSON.parse(merged!.settings!)).toEqual({ ...JSON.parse(p.settings || '{}'), doubleOptIn: true, pageTitle: 'T' });
       });
     });
 

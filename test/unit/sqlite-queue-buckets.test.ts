@@ -37,7 +37,7 @@ describe('SQLite position buckets', () => {
       if (i % 250 === 249) await store.lifecycle.softDelete(p.id, ids[rand(ids.length)]!, Date.now(), boost);
       if (i % 400 === 399) await store.lifecycle.erase(p.id, ids[rand(ids.length)]!, boost);
     }
-    expect(await store.updateProjectSettings(p.id, { settings: JSON.stringify({ referralBoost: boost + 1 }) }, true)).toBeTruthy();
+    expect(await store.updateProjectSettings(p.id, { features: { referralBoost: boost + 1 } }, true)).toBeTruthy();
     await store.close();
 
     const db = new Database(file, { readonly: true });

@@ -492,10 +492,14 @@ export class PgLifecycle implements LifecycleStore {
           .limit(sel.count)) as EntryRow[];
       } else {
         const ids = [...new Set(sel.entryIds)];
-        const found = (await tx
+        // Locked as read (not in a dry run): a redeem of an entry's old code commits before this reads it
+        // (it is then accepted: not eligible) or waits for this batch (its code is then the new one, and
+        // the old one is unknown). Read unlocked, a re-invite wrote an accepted entry back to invited.
+        const query = tx
           .select()
           .from(s.entries)
-          .where(and(live(projectId), sql`${s.entries.id} = ANY(${sql.param(ids)})`))) as EntryRow[];
+          .where(and(live(projectId), sql`${s.entries.id} = ANY(${sql.param(ids)})`));
+        const found = (await (dryRun ? query : query.for('update'))) as EntryRow[];
         const byId = new Map(found.map((r) => [r.id, r]));
         rows = [];
         for (const id of ids) {

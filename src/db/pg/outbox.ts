@@ -16,7 +16,8 @@ import {
   type NewDelivery,
   type OutboxEvent,
   type OutboxWrites,
-  type TemplateRow,
+  givenParts,
+  type TemplatePatch,
   type WebhookPatch,
   type WebhookRow,
   planFanOut,
@@ -223,20 +224,21 @@ export class PgEventStore implements EventStore {
   async templates(projectId: string) {
     return this.db.select().from(s.emailTemplates).where(eq(s.emailTemplates.projectId, projectId));
   }
-  async putTemplates(rows: TemplateRow[]) {
-    if (!rows.length) return;
-    await this.db
-      .insert(s.emailTemplates)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: [s.emailTemplates.projectId, s.emailTemplates.name],
-        set: {
-          subject: sql`excluded.subject`,
-          text: sql`excluded.text`,
-          html: sql`excluded.html`,
-          updatedAt: sql`excluded.updated_at`,
-        },
-      });
+  async putTemplates(patches: TemplatePatch[]) {
+    if (!patches.length) return;
+    // An upsert per template that sets only the parts given: it updates the row under its lock, so a
+    // concurrent PUT of another part is kept (a whole row written from an earlier read lost it).
+    await this.db.transaction(async (tx) => {
+      for (const p of patches) {
+        await tx
+          .insert(s.emailTemplates)
+          .values({ subject: null, text: null, html: null, ...p })
+          .onConflictDoUpdate({
+            target: [s.emailTemplates.projectId, s.emailTemplates.name],
+            set: { ...givenParts(p), updatedAt: p.updatedAt },
+          });
+      }
+    });
   }
   async deleteTemplates(projectId: string, names: string[]) {
     if (!names.length) return;

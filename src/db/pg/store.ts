@@ -14,6 +14,7 @@ import {
   type InsertEntryResult,
   type KeyRow,
   type LimiterOptions,
+  mergedSettings,
   type PageArgs,
   type ProjectRow,
   type ProjectSettingsPatch,
@@ -271,20 +272,23 @@ class PgStore implements Store {
     return first(await this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning());
   }
 
-  async updateProjectSettings(id: string, patch: ProjectSettingsPatch, rekeyReferrers = false) {
-    const update = (conn: Pick<typeof this.db, 'update'>) =>
-      conn
-        .update(s.projects)
-        .set(patch)
-        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
-        .returning();
-    if (!rekeyReferrers) return first(await update(this.db));
-    // One transaction, under the queue's lock: a crash between the boost and the re-keying would leave
-    // the queue ordered by the old boost for good (a retry of the same PUT saw no change to apply).
+  async updateProjectSettings(id: string, { features, ...columns }: ProjectSettingsPatch, rekeyReferrers = false) {
+    const live = and(eq(s.projects.id, id), isNull(s.projects.deletedAt));
+    if (!features && !rekeyReferrers) return first(await this.db.update(s.projects).set(columns).where(live).returning());
+    // One transaction. The settings JSON is read under the row's lock and written with the fields given
+    // set over it, so concurrent PUTs of different fields all land. A boost re-keys the referrers under
+    // the queue's lock (taken first, as joins take it): a crash between the boost and the re-keying
+    // would leave the queue ordered by the old boost for good (a retry of the same PUT saw no change).
     return this.db.transaction(async (tx) => {
-      await lockQueue(tx, id);
-      const row = first(await update(tx));
-      if (row) await rekeyReferrersIn(tx, id);
+      if (rekeyReferrers) await lockQueue(tx, id);
+      const set: Partial<ProjectRow> = { ...columns };
+      if (features) {
+        const current = first(await tx.select({ settings: s.projects.settings }).from(s.projects).where(live).for('update'));
+        if (!current) return undefined;
+        set.settings = mergedSettings(current.settings, features);
+      }
+      const row = first(await tx.update(s.projects).set(set).where(live).returning());
+      if (row && rekeyReferrers) await rekeyReferrersIn(tx, id);
       return row;
     });
   }

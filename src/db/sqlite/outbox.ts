@@ -15,7 +15,8 @@ import {
   type FanOutPlan,
   type NewDelivery,
   type OutboxWrites,
-  type TemplateRow,
+  givenParts,
+  type TemplatePatch,
   type WebhookPatch,
   type WebhookRow,
   planFanOut,
@@ -204,15 +205,15 @@ export class SqliteEventStore implements EventStore {
   async templates(projectId: string) {
     return this.db.select().from(s.emailTemplates).where(eq(s.emailTemplates.projectId, projectId)).all();
   }
-  async putTemplates(rows: TemplateRow[]) {
+  async putTemplates(patches: TemplatePatch[]) {
     this.sqlite.transaction(() => {
-      for (const r of rows) {
+      for (const p of patches) {
         this.db
           .insert(s.emailTemplates)
-          .values(r)
+          .values({ subject: null, text: null, html: null, ...p })
           .onConflictDoUpdate({
             target: [s.emailTemplates.projectId, s.emailTemplates.name],
-            set: { subject: r.subject, text: r.text, html: r.html, updatedAt: r.updatedAt },
+            set: { ...givenParts(p), updatedAt: p.updatedAt },
           })
           .run();
       }

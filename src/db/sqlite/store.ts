@@ -26,6 +26,7 @@ import type {
   Store,
   UserRow,
 } from '../store.js';
+import { mergedSettings } from '../store.js';
 import { Batcher } from '../batcher.js';
 import type { OutboxWrites } from '../outbox.js';
 import { EntryReads } from './entry-reads.js';
@@ -333,16 +334,19 @@ class SqliteStore implements Store {
     return this.db.update(s.projects).set({ deletedAt: null, updatedAt: now }).where(eq(s.projects.id, id)).returning().get();
   }
 
-  async updateProjectSettings(id: string, patch: ProjectSettingsPatch, rekeyReferrers = false) {
-    // One transaction: a crash between the boost and the re-keying would leave the queue ordered by the
-    // old boost for good (a retry of the same PUT saw no change to apply).
+  async updateProjectSettings(id: string, { features, ...columns }: ProjectSettingsPatch, rekeyReferrers = false) {
+    // One transaction: the settings JSON is read and written with the fields given set over it, and a
+    // crash between the boost and the re-keying would leave the queue ordered by the old boost for good
+    // (a retry of the same PUT saw no change to apply).
     return this.sqlite.transaction(() => {
-      const row = this.db
-        .update(s.projects)
-        .set(patch)
-        .where(and(eq(s.projects.id, id), isNull(s.projects.deletedAt)))
-        .returning()
-        .get();
+      const live = and(eq(s.projects.id, id), isNull(s.projects.deletedAt));
+      const set: Partial<ProjectRow> = { ...columns };
+      if (features) {
+        const current = this.db.select({ settings: s.projects.settings }).from(s.projects).where(live).get();
+        if (!current) return undefined;
+        set.settings = mergedSettings(current.settings, features);
+      }
+      const row = this.db.update(s.projects).set(set).where(live).returning().get();
       if (row && rekeyReferrers) this.lifecycle.rekeyReferrers(id);
       return row;
     })();
