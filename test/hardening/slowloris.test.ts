@@ -32,6 +32,9 @@ describe('slowloris', () => {
     expect(r.closed).toBe(true);
     expect(r.ms).toBeLessThan(6500);
     expect(r.text).not.toMatch(/HTTP\/1\.1 (2|5)\d\d/);
+    // Answered 408 in the error envelope (Node's own answer had no body).
+    expect(r.status).toBe(408);
+    expect(JSON.parse(r.text.slice(r.text.indexOf('\r\n\r\n') + 4)).error).toEqual({ code: 'request_timeout' });
     expect((await owner.get(`/api/project/${p.projectId}/waitlist?search=slowbody`)).body.data.total).toBe(0);
   });
 

@@ -227,9 +227,28 @@ describe('headers', () => {
     expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
   });
 
-  it('headers over 16 KiB are refused (431), and the server keeps serving', async () => {
+  /** The JSON body of a raw answer (after its headers). */
+  const envelopeOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+
+  it('headers over 16 KiB are refused (431) in the error envelope, and the server keeps serving', async () => {
     const r = await raw(srv.url, `GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(r.status).toBe(431);
+    expect(r.text).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(envelopeOf(r.text)).toEqual({
+      status: 'error',
+      message: 'The request line and headers must be at most 16 KiB',
+      error: { code: 'payload_too_large' },
+      timestamp: expect.any(Number),
+    });
+    expect(r.closed).toBe(true);
+    expect((await owner.get('/healthz')).status).toBe(200);
+  });
+
+  it('bytes that are not HTTP get 400 in the error envelope, and the connection closes', async () => {
+    const r = await raw(srv.url, 'HELLO THERE\r\n\r\n');
+    expect(r.status).toBe(400);
+    expect(envelopeOf(r.text).error).toEqual({ code: 'bad_request' });
+    expect(r.closed).toBe(true);
     expect((await owner.get('/healthz')).status).toBe(200);
   });
 });
