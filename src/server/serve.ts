@@ -11,6 +11,7 @@ import { Dispatcher, type DispatcherOptions, LEASE_MS } from '../core/dispatcher
 import { Mailer, SEND_DEADLINE_MS } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
+import { answerClientError } from './client-error.js';
 import { compileTrust } from './client-ip.js';
 import { AuthLimiter, JoinLimiter } from './ratelimit.js';
 import { HostPolicy } from './hosts.js';
@@ -119,6 +120,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       handle(req, res);
     },
   );
+  server.on('clientError', answerClientError);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -128,10 +130,20 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   // send its next request on a connection the server had just closed, and see "other side closed".
   // Proxies in front keep their own idle timeout below it (deploy/nginx.conf: 4 s).
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    // The port is taken (or the host is not this machine's): close what was opened, or an open
+    // PostgreSQL pool would keep the process alive after the error is printed.
+    clearInterval(purger);
+    mailer?.close();
+    await store.close().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
   const addr = server.address() as AddressInfo;
   hosts.bind();
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

@@ -321,3 +321,26 @@ describe('keep-alive', () => {
     }
   });
 });
+
+describe('a port already in use', () => {
+  it('exits 1 at once with the error, having closed the database (an open PostgreSQL pool kept it running)', async () => {
+    const blocker = createServer();
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
+    try {
+      const env: Record<string, string> = { WAITLIST_RATE_LIMIT: 'off', PORT: '', HOST: '', DATABASE_URL: '' };
+      const args = ['serve', '--port', String(port)];
+      if (DIALECT === 'pg') {
+        const { createPgDatabase } = await import('../helpers/pg.js');
+        args.push('--database-url', await createPgDatabase(process.env.TEST_DATABASE_URL!));
+      } else args.push('--db', tmpDb());
+      const r = await execa('node', [BIN, ...args], { env, reject: false, all: true, timeout: 20_000 });
+      expect(r.timedOut, r.all).toBe(false);
+      expect(r.exitCode).toBe(1);
+      expect(r.all).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -20,9 +20,18 @@ export async function runServe(config: ServeConfig): Promise<void> {
   };
   // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
   // at once (exit 130/143). Signal listeners do not keep the process alive.
-  process.on('SIGINT', (signal) => onSignal(signal));
-  process.on('SIGTERM', (signal) => onSignal(signal));
-  const running = await startServer(config);
+  const signals = { SIGINT: (signal: NodeJS.Signals) => onSignal(signal), SIGTERM: (signal: NodeJS.Signals) => onSignal(signal) };
+  process.on('SIGINT', signals.SIGINT);
+  process.on('SIGTERM', signals.SIGTERM);
+  let running: Awaited<ReturnType<typeof startServer>>;
+  try {
+    running = await startServer(config);
+  } catch (err) {
+    // Not started: a signal from now on ends the process as it would without a server (130/143).
+    process.off('SIGINT', signals.SIGINT);
+    process.off('SIGTERM', signals.SIGTERM);
+    throw err;
+  }
   process.stdout.write(`waitlist listening on ${running.url}\n`);
   if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl && !config.allowedHosts?.length) {
     process.stderr.write(
