@@ -150,41 +150,38 @@ export class AuthLimiter {
   // Hashed: bounded length (the PostgreSQL key column is varchar(255)) and no emails in the store.
   private pair = (emailNorm: string, ip: string) => sha256(`${emailNorm}|${limitKey(ip)}`);
 
-  /** Throws 429 when this email+IP is backing off or this IP failed too often; run before bcrypt. */
-  async checkLogin(emailNorm: string, ip: string): Promise<void> {
-    const [block, byIp] = await Promise.all([this.blocks.get(this.pair(emailNorm, ip)), this.ipFails.get(limitKey(ip))]);
-    if (byIp && byIp.consumedPoints >= this.o.loginIpLimit) {
-      throw limited(
-        'Too many failed log-ins from this address',
-        'login-ip',
-        this.o.loginIpLimit,
-        this.o.loginIpWindowSec,
-        byIp.msBeforeNext,
-      );
+  /**
+   * Before a log-in's bcrypt comparison: counts the attempt as a failure of this IP and of this email+IP
+   * now (so a burst of concurrent guesses cannot slip past the counts, as it could when failures were
+   * counted after bcrypt: 50 at once were all checked), and throws 429 when the IP has failed too often
+   * or the pair is backing off. Past the free failures each attempt must take the back-off gate, which
+   * lets one through and closes for 1 s, 2 s, 4 s … (doubling, up to the maximum); an attempt refused
+   * there is not counted. loginSucceeded gives the attempt back.
+   */
+  async loginAttempt(emailNorm: string, ip: string): Promise<void> {
+    const pair = this.pair(emailNorm, ip);
+    const ipKey = limitKey(ip);
+    try {
+      await this.ipFails.consume(ipKey);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      throw limited('Too many failed log-ins from this address', 'login-ip', this.o.loginIpLimit, this.o.loginIpWindowSec, e.msBeforeNext);
     }
-    if (block && block.consumedPoints > 1 && block.msBeforeNext > 0) {
-      throw limited(
-        'Too many failed log-ins for this account',
-        'login',
-        this.o.loginFreeFailures,
-        this.o.loginMaxBlockSec,
-        block.msBeforeNext,
-      );
+    const over = (await this.fails.consume(pair)).consumedPoints - this.o.loginFreeFailures;
+    if (over <= 0) return;
+    try {
+      await this.blocks.consume(pair, 1, { customDuration: Math.min(2 ** Math.min(over - 1, 30), this.o.loginMaxBlockSec) });
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      await Promise.all([this.fails.reward(pair, 1), this.ipFails.reward(ipKey, 1)]).catch(() => undefined);
+      throw limited('Too many failed log-ins for this account', 'login', this.o.loginFreeFailures, this.o.loginMaxBlockSec, e.msBeforeNext);
     }
   }
 
-  /** Records a failed login: counts it, and starts the next back-off once past the free failures. */
-  async loginFailed(emailNorm: string, ip: string): Promise<void> {
-    const key = this.pair(emailNorm, ip);
-    const [r] = await Promise.all([this.fails.consume(key), this.ipFails.consume(limitKey(ip)).catch(() => undefined)]);
-    const over = r.consumedPoints - this.o.loginFreeFailures;
-    if (over > 0) await this.blocks.block(key, Math.min(2 ** Math.min(over - 1, 30), this.o.loginMaxBlockSec));
-  }
-
-  /** A successful login clears the email+IP failure count and back-off. */
+  /** A successful log-in: the attempt is given back, and the email+IP failure count and back-off cleared. */
   async loginSucceeded(emailNorm: string, ip: string): Promise<void> {
     const key = this.pair(emailNorm, ip);
-    await Promise.all([this.fails.delete(key), this.blocks.delete(key)]);
+    await Promise.all([this.fails.delete(key), this.blocks.delete(key), this.ipFails.reward(limitKey(ip), 1).catch(() => undefined)]);
   }
 
   /** Counts one public auth-status read from an IP, or throws 429. */

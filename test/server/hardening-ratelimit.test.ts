@@ -138,6 +138,24 @@ describe('log-in limits', () => {
     expect((await login(srv.url, email, 'right password')).status).toBe(200);
   });
 
+  it('a burst of concurrent guesses is counted before bcrypt runs: 6 checked for one account, the per-IP cap holds', async () => {
+    const srv = await serve({ WAITLIST_LOGIN_IP_LIMIT: '20', WAITLIST_LOGIN_IP_WINDOW: '60' }, ['--trust-proxy']);
+    const email = uniqueEmail('burst');
+    await signedUp(srv.url, email, 'right password');
+    // 50 wrong passwords at once for one account from one address: the 5 free failures and the one the
+    // back-off lets through are checked (401), the rest refused before bcrypt (429). Counted after bcrypt,
+    // all 50 were checked.
+    const one = { 'x-forwarded-for': '198.51.100.50' };
+    const burst = await Promise.all(Array.from({ length: 50 }, () => login(srv.url, email, 'wrong password', one)));
+    expect(burst.filter((r) => r.status === 401)).toHaveLength(6);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(44);
+    // 40 log-ins at once for unknown emails from another address: 20 checked (the per-IP cap), 20 refused.
+    const other = { 'x-forwarded-for': '198.51.100.51' };
+    const spray = await Promise.all(Array.from({ length: 40 }, () => login(srv.url, uniqueEmail('spray'), 'whatever1', other)));
+    expect(spray.filter((r) => r.status === 401)).toHaveLength(20);
+    expect(spray.filter((r) => r.status === 429)).toHaveLength(20);
+  });
+
   it('caps failed log-ins per IP across emails (unknown emails count too)', async () => {
     const srv = await serve({ WAITLIST_LOGIN_IP_LIMIT: '3', WAITLIST_LOGIN_IP_WINDOW: '60' }, ['--trust-proxy']);
     const email = uniqueEmail('ipcap');

@@ -9,11 +9,9 @@ import { parse as parseCookie } from 'cookie';
 import type { Polka } from 'polka';
 import { loginBody, signupBody } from '../../contract/schemas.js';
 import { SESSION_COOKIE } from '../../contract/wire.js';
-import { AppError } from '../../core/errors.js';
 import { toUser } from '../../core/serialize.js';
 import { createSession, endAllSessions, endSession, sessionForToken } from '../../core/sessions.js';
 import * as users from '../../core/users.js';
-import type { UserRow } from '../../db/store.js';
 import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
@@ -44,15 +42,10 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
     const body = await readJson(req, loginBody);
     const email = users.normEmail(body.email);
     const ip = clientIp(req, deps.trust) ?? 'unknown';
-    // A backing-off email+IP (or IP) is refused before bcrypt runs, even with the right password.
-    if (authLimiter) await authLimiter.checkLogin(email, ip);
-    let user: UserRow;
-    try {
-      user = await users.login(store, body);
-    } catch (e) {
-      if (authLimiter && e instanceof AppError && e.code === 'unauthorized') await authLimiter.loginFailed(email, ip);
-      throw e;
-    }
+    // Counted as a failure before bcrypt runs (a backing-off email+IP, or IP, is refused here, even with
+    // the right password); a success gives it back.
+    if (authLimiter) await authLimiter.loginAttempt(email, ip);
+    const user = await users.login(store, body);
     if (authLimiter) await authLimiter.loginSucceeded(email, ip);
     // Always a fresh session at login (no fixation); an old cookie's session is ended.
     if (req.sessionToken) await endSession(store, req.sessionToken);
