@@ -295,6 +295,21 @@ describe('text the databases cannot store, anywhere in a body (fuzz audit, 2026-
     expect((await owner.put(`/api/project/${p.projectId}/templates`, { welcome: null })).status).toBe(200);
   });
 
+  it('sections nested deeper than 20 levels are refused (400) in a PUT and a preview: thousands overflowed the stack (500)', async () => {
+    const nested = (n: number) => `${'{{#name}}'.repeat(n)}x${'{{/name}}'.repeat(n)}`;
+    const deep = nested(2700); // 48 KB: within the 50,000 characters
+    const put = await owner.put(`/api/project/${p.projectId}/templates`, { welcome: { text: deep } });
+    expect(put.status).toBe(400);
+    expect(put.body.error.issues).toEqual([
+      { path: 'welcome.text', message: 'Template sections ({{#…}}, {{^…}}) may nest at most 20 levels' },
+    ]);
+    const preview = await owner.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', text: deep });
+    expect(preview.status).toBe(400);
+    // 20 levels are fine.
+    const ok20 = await owner.post(`/api/project/${p.projectId}/templates/preview`, { template: 'welcome', text: nested(20) });
+    expect(ok20.status).toBe(200);
+  });
+
   it('page takes the documented 1,000,000,000 and says why above it', async () => {
     const top = await owner.get(`/api/project/${p.projectId}/waitlist?page=1000000000`);
     expect(top.status).toBe(200);

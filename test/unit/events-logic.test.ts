@@ -155,5 +155,9 @@ describe('templates', () => {
     );
     expect(templateProblem('{{#a}}x')).toMatch(/syntax/);
     expect(templateProblem('{{a}}')).toBeNull();
+    const nested = (n: number, tag = '#') => `${`{{${tag}a}}`.repeat(n)}x${'{{/a}}'.repeat(n)}`;
+    expect(templateProblem(nested(20))).toBeNull();
+    expect(templateProblem(nested(21))).toMatch(/at most 20 levels/);
+    expect(templateProblem(nested(21, '^'))).toMatch(/at most 20 levels/);
   });
 });
