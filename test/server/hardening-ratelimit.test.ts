@@ -156,6 +156,22 @@ describe('log-in limits', () => {
     expect(spray.filter((r) => r.status === 429)).toHaveLength(20);
   });
 
+  it('passwords are checked a few at a time server-wide: past 64 waiting, 503 with Retry-After (even with limits off)', async () => {
+    const srv = await serve({ WAITLIST_RATE_LIMIT: 'off' });
+    // 120 log-ins at once from many addresses: a bcrypt each, one at a time; those that find 64 already
+    // waiting are told to retry instead of queueing on the thread pool a join's fsync needs.
+    const all = await Promise.all(Array.from({ length: 120 }, () => login(srv.url, uniqueEmail('flood'), 'whatever1')));
+    const busy = all.filter((r) => r.status === 503);
+    expect(all.filter((r) => r.status === 401).length + busy.length).toBe(120);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const r of busy) {
+      expect(r.body.error.code).toBe('service_unavailable');
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    // Afterwards a log-in is checked as usual.
+    expect((await login(srv.url, uniqueEmail('after'), 'whatever1')).status).toBe(401);
+  });
+
   it('caps failed log-ins per IP across emails (unknown emails count too)', async () => {
     const srv = await serve({ WAITLIST_LOGIN_IP_LIMIT: '3', WAITLIST_LOGIN_IP_WINDOW: '60' }, ['--trust-proxy']);
     const email = uniqueEmail('ipcap');

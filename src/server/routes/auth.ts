@@ -11,14 +11,31 @@ import { loginBody, signupBody } from '../../contract/schemas.js';
 import { SESSION_COOKIE } from '../../contract/wire.js';
 import { toUser } from '../../core/serialize.js';
 import { createSession, endAllSessions, endSession, sessionForToken } from '../../core/sessions.js';
+import { unavailable } from '../../core/errors.js';
+import { Gate } from '../../core/keys.js';
 import * as users from '../../core/users.js';
 import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { readJson, send } from '../http.js';
 import { requireSession, setSessionCookie } from '../middleware.js';
 
+/** Passwords checked or hashed at once, and waiting, per server (see `checking` below). */
+const PASSWORD_CHECKS = 1;
+const PASSWORDS_WAITING = 64;
+
 export function authRoutes(app: Polka<Req>, deps: Deps) {
   const { store, options, authLimiter } = deps;
+  // A password is checked or hashed (bcrypt: ~60 ms of a libuv thread and a core) one at a time per
+  // server, the waiting ones served round-robin by client address; past PASSWORDS_WAITING waiting, 503
+  // with Retry-After. A flood of log-ins or sign-ups from many addresses then cannot fill the thread
+  // pool that a join batch's fsync runs on (unbounded, it stalled every join for seconds), as the join
+  // keys' own bcrypt budget already ensures for them (src/core/keys.ts).
+  const passwords = new Gate(PASSWORD_CHECKS, PASSWORDS_WAITING);
+  const checking = async <T>(ip: string, job: () => Promise<T>): Promise<T> => {
+    const done = await passwords.run(async () => ({ value: await job() }), ip);
+    if (!done) throw unavailable('Too many log-ins and sign-ups being checked right now; retry shortly', 1);
+    return done.value;
+  };
 
   app.get('/auth/status', async (req, res) => {
     if (authLimiter) await authLimiter.status(clientIp(req, deps.trust) ?? 'unknown');
@@ -32,8 +49,9 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
 
   app.post('/api/auth/signup', async (req, res) => {
     const body = await readJson(req, signupBody);
-    if (authLimiter) await authLimiter.signup(clientIp(req, deps.trust) ?? 'unknown');
-    const user = await users.signup(store, body, options.openSignup);
+    const ip = clientIp(req, deps.trust) ?? 'unknown';
+    if (authLimiter) await authLimiter.signup(ip);
+    const user = await checking(ip, () => users.signup(store, body, options.openSignup));
     setSessionCookie(req, res, deps, await createSession(store, user.id));
     send(res, 201, 'Account created', toUser(user));
   });
@@ -45,7 +63,7 @@ export function authRoutes(app: Polka<Req>, deps: Deps) {
     // Counted as a failure before bcrypt runs (a backing-off email+IP, or IP, is refused here, even with
     // the right password); a success gives it back.
     if (authLimiter) await authLimiter.loginAttempt(email, ip);
-    const user = await users.login(store, body);
+    const user = await checking(ip, () => users.login(store, body));
     if (authLimiter) await authLimiter.loginSucceeded(email, ip);
     // Always a fresh session at login (no fixation); an old cookie's session is ended.
     if (req.sessionToken) await endSession(store, req.sessionToken);
