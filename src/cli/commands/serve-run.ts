@@ -18,18 +18,18 @@ export async function runServe(config: ServeConfig): Promise<void> {
   let onSignal = (signal: NodeJS.Signals) => {
     early ??= signal;
   };
-  // `on`, not `once`, and never removed: with no listener left, a repeated signal would end the process
-  // at once (exit 130/143). Signal listeners do not keep the process alive.
-  const signals = { SIGINT: (signal: NodeJS.Signals) => onSignal(signal), SIGTERM: (signal: NodeJS.Signals) => onSignal(signal) };
-  process.on('SIGINT', signals.SIGINT);
-  process.on('SIGTERM', signals.SIGTERM);
+  // `on`, not `once`, and removed only if the server fails to start: with no listener left, a repeated
+  // signal would end the process at once (exit 130/143). Signal listeners do not keep the process alive.
+  const relay = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', relay);
+  process.on('SIGTERM', relay);
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer(config);
   } catch (err) {
     // Not started: a signal from now on ends the process as it would without a server (130/143).
-    process.off('SIGINT', signals.SIGINT);
-    process.off('SIGTERM', signals.SIGTERM);
+    process.off('SIGINT', relay);
+    process.off('SIGTERM', relay);
     throw err;
   }
   process.stdout.write(`waitlist listening on ${running.url}\n`);
