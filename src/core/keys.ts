@@ -25,6 +25,11 @@ export function parseKey(value: string): { lookup: string; secret: string; kind?
   return { lookup: body.slice(0, LOOKUP_LEN), secret: body.slice(LOOKUP_LEN), ...(kind ? { kind } : {}) };
 }
 
+/** The key an `Authorization: Bearer <key>` header value presents, or undefined when it is not one. */
+export function bearerKey(authorization: string | undefined): string | undefined {
+  return authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+}
+
 /** Creates a key for a project; the full value is returned here and never again. */
 export async function createKey(
   store: Store,
@@ -206,9 +211,9 @@ export class KeyVerifier {
    * this client sent too many wrong secrets) or 503 (no bcrypt budget left now; retry).
    */
   async verify(authorization: string | undefined, guard?: BcryptGuard): Promise<KeyAuthRow> {
-    const m = authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
-    if (!m) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
-    const parsed = parseKey(m[1]!);
+    const presented = bearerKey(authorization);
+    if (!presented) throw unauthorized('Missing API key: send Authorization: Bearer <key>');
+    const parsed = parseKey(presented);
     if (!parsed) throw unauthorized('Invalid API key');
     // A key whose failure budget is spent is refused before the database is read: a flood then costs
     // no query per request. (Only keys not yet verified get here: verifying one clears the entry.)

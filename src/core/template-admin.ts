@@ -33,7 +33,7 @@ export async function putTemplates(store: Store, projectId: string, body: PutTem
     }
     // Only the parts given: the store sets those and keeps the others as they are when it writes (not
     // as read here before: a concurrent PUT of another part would be written over).
-    patches.push({ projectId, name, updatedAt: now, ...givenParts(b as TemplatePatch) });
+    patches.push({ projectId, name, updatedAt: now, ...givenParts(b) });
   }
   await store.events.deleteTemplates(projectId, reset);
   await store.events.putTemplates(patches);

@@ -151,7 +151,9 @@ export interface TemplateRow {
 export type TemplatePatch = Pick<TemplateRow, 'projectId' | 'name' | 'updatedAt'> & Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>>;
 
 /** The parts a patch gives, as columns to set (the ones left out are not touched). */
-export function givenParts(p: TemplatePatch): Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>> {
+export function givenParts(
+  p: Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>>,
+): Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>> {
   const out: Partial<Pick<TemplateRow, 'subject' | 'text' | 'html'>> = {};
   for (const part of ['subject', 'text', 'html'] as const) if (p[part] !== undefined) out[part] = p[part];
   return out;

@@ -2,6 +2,7 @@
 // and the rate limit of the subscriber's token routes.
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../core/errors.js';
+import { bearerKey, parseKey } from '../core/keys.js';
 import { publicBase } from '../core/lifecycle.js';
 import { getProject, projectForJoin } from '../core/projects.js';
 import type { KeyAuthRow, ProjectRow } from '../db/store.js';
@@ -68,11 +69,12 @@ const secretFromBrowser = () => new AppError('forbidden', 'Secret keys must not 
 
 /**
  * On a route that takes no key (a subscriber's token routes): a secret key sent along from a browser (an
- * Origin header) is refused all the same (403), by its `wl_sk_` prefix, so that a secret pasted into a
- * page fails loudly on every route (LIFECYCLE.md).
+ * Origin header) is refused all the same (403), by its shape (`wl_sk_…`, not checked against the
+ * database), so that a secret pasted into a page fails loudly on every route (LIFECYCLE.md).
  */
 export function refuseSecretFromBrowser(req: Req) {
-  if (req.headers.origin !== undefined && /^bearer\s+wl_sk_/i.test(req.headers.authorization ?? '')) throw secretFromBrowser();
+  if (req.headers.origin !== undefined && parseKey(bearerKey(req.headers.authorization) ?? '')?.kind === 'secret')
+    throw secretFromBrowser();
 }
 
 const limiters = new WeakMap<Deps, Map<string, JoinLimiter>>();

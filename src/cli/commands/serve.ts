@@ -6,7 +6,9 @@ import { intValue } from '../options.js';
 
 const ON = ['1', 'true', 'yes', 'on'];
 const OFF = ['', '0', 'false', 'no', 'off'];
-const envOn = (name: string) => ON.includes((process.env[name] ?? '').trim().toLowerCase());
+/** An env var's value as the switches read it: trimmed, lower-case, '' when unset. */
+const envValue = (name: string, env = process.env) => (env[name] ?? '').trim().toLowerCase();
+const envOn = (name: string) => ON.includes(envValue(name));
 
 /**
  * The on/off variables, checked when the server starts (not when the CLI loads: a bad one must not
@@ -15,12 +17,11 @@ const envOn = (name: string) => ON.includes((process.env[name] ?? '').trim().toL
  */
 function checkSwitches(env: NodeJS.ProcessEnv) {
   const bad = (name: string, allowed: string) => new CliError(`${name} must be ${allowed}, not '${env[name]}'`, EXIT.usage);
+  const isSwitch = (name: string) => ON.includes(envValue(name, env)) || OFF.includes(envValue(name, env));
   for (const name of ['WAITLIST_OPEN_SIGNUP', 'WAITLIST_ALLOW_PRIVATE_WEBHOOKS']) {
-    const v = (env[name] ?? '').trim().toLowerCase();
-    if (!ON.includes(v) && !OFF.includes(v)) throw bad(name, 'one of 1, true, yes, on (or 0, false, no, off)');
+    if (!isSwitch(name)) throw bad(name, 'one of 1, true, yes, on (or 0, false, no, off)');
   }
-  const limit = (env.WAITLIST_RATE_LIMIT ?? '').trim().toLowerCase();
-  if (!ON.includes(limit) && !OFF.includes(limit)) throw bad('WAITLIST_RATE_LIMIT', "'off' (or 'on', the default)");
+  if (!isSwitch('WAITLIST_RATE_LIMIT')) throw bad('WAITLIST_RATE_LIMIT', "'off' (or 'on', the default)");
   const log = (env.WAITLIST_LOG ?? '').split(',').map((x) => x.trim());
   if (log.some((x) => x !== '' && x !== 'requests')) throw bad('WAITLIST_LOG', "'requests' (the only log there is to turn on)");
 }
@@ -41,8 +42,8 @@ async function trustArg(v: string | boolean | undefined): Promise<boolean | stri
   if (v === undefined || v === false) return false;
   if (v === true) return true;
   const t = v.trim().toLowerCase();
-  if (['', '0', 'false', 'no', 'off'].includes(t)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  if (OFF.includes(t)) return false;
+  if (ON.includes(t)) return true;
   const list = v
     .split(',')
     .map((x) => x.trim())
@@ -248,7 +249,8 @@ Examples:
       host: opts.host,
       openSignup: Boolean(opts.openSignup),
       trustProxy: await trustArg(opts.trustProxy),
-      rateLimit: opts.rateLimit !== false && !OFF.includes((process.env.WAITLIST_RATE_LIMIT ?? '').trim().toLowerCase() || 'on'),
+      // Unset or empty is on (checkSwitches has refused anything but ON and OFF).
+      rateLimit: opts.rateLimit !== false && (envValue('WAITLIST_RATE_LIMIT') === '' || ON.includes(envValue('WAITLIST_RATE_LIMIT'))),
       joinLimit: intArg('--join-limit', 1, 1_000_000)(opts.joinLimit),
       joinWindowSec: intArg('--join-window', 1, 86_400)(opts.joinWindow),
       loginFreeFailures: intArg('--login-limit', 1, 1000)(opts.loginLimit),

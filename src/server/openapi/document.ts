@@ -193,7 +193,11 @@ function operation(r: ApiRoute, components: Record<string, Json>): Json {
   for (const code of errorCodes(r)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers =
-      status === 401 && r.path.startsWith('/v1/') ? BEARER_CHALLENGE : status === 429 || status === 503 ? RETRY_AFTER : undefined;
+      status === 401 && (r.auth === 'apiKey' || r.auth === 'secretKey')
+        ? BEARER_CHALLENGE
+        : status === 429 || status === 503
+          ? RETRY_AFTER
+          : undefined;
     responses[status] = {
       description: `Error envelope; error.code: ${codes.map((c) => `\`${c}\``).join(', ')}`,
       content: ERROR_JSON,
