@@ -4,7 +4,14 @@
 // deliveries up to the free send slots, as leases: an instance that dies mid-send loses its lease
 // after LEASE_MS and another instance (or this one after a restart) sends again — at least once.
 // Memory stays flat however long the backlog: nothing is loaded beyond one page and the slots.
-import { type ClaimedDelivery, DISABLED, type DeliveryOutcome } from '../db/outbox.js';
+//
+// The slots are shared between destinations (each webhook, each project's email; destinationOf): every
+// destination with due work first gets up to a quarter of the slots, oldest due first across all of
+// them; slots left over go to whoever has more due, but one destination never holds more than all the
+// slots but a quarter, and one whose last attempt failed (a receiver down or never answering) holds one
+// until an attempt succeeds. So one tenant's receiver that takes the 10 s timeout on each of a million
+// deliveries delays nobody else's.
+import { type ClaimedDelivery, type ClaimRoom, type ClaimShares, DISABLED, type DeliveryOutcome, destinationOf } from '../db/outbox.js';
 import type { Store } from '../db/store.js';
 import { fanOutPlan } from './fanout.js';
 import { idFloor } from './ids.js';
@@ -44,6 +51,12 @@ export class Dispatcher {
   private readonly schedule: number[];
   private readonly concurrency: number;
   private inflight = new Set<Promise<void>>();
+  /** Sends in flight per destination. */
+  private readonly busy = new Map<string, number>();
+  /** Destinations whose last attempt failed (they get one slot until an attempt succeeds). */
+  private readonly failing = new Set<string>();
+  /** A destination's fair share of the slots, and the most it may hold when others have none due. */
+  private readonly share: ClaimRoom;
   private running = false;
   private again = false;
   private stopped = false;
@@ -56,6 +69,8 @@ export class Dispatcher {
   ) {
     this.schedule = opts.retrySchedule ?? RETRY_SCHEDULE_SEC;
     this.concurrency = opts.concurrency ?? 16;
+    const soft = Math.max(1, Math.floor(this.concurrency / 4));
+    this.share = { soft, hard: Math.max(soft, this.concurrency - soft) };
     this.plan = fanOutPlan(Boolean(opts.mailer));
   }
 
@@ -117,14 +132,19 @@ export class Dispatcher {
   private async claimAndSend() {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0 || this.stopped) return;
-    const claimed = await this.store.events.claimDue(Date.now(), free, LEASE_MS);
+    const claimed = await this.store.events.claimDue(Date.now(), free, LEASE_MS, this.shares());
     for (const d of claimed) {
+      const dest = destinationOf(d);
+      this.busy.set(dest, (this.busy.get(dest) ?? 0) + 1);
       const p: Promise<void> = this.deliver(d)
         .then(
           () => undefined,
           (err: Error) => this.opts.log?.(`delivery ${d.id}: ${err.message}`),
         )
         .finally(() => {
+          const n = (this.busy.get(dest) ?? 1) - 1;
+          if (n > 0) this.busy.set(dest, n);
+          else this.busy.delete(dest);
           this.inflight.delete(p);
           this.wake();
         });
@@ -133,9 +153,31 @@ export class Dispatcher {
     if (claimed.length === free) this.again = true;
   }
 
+  /** What each destination may be given now: its share less what it has in flight. */
+  private shares(): ClaimShares {
+    const rooms = new Map<string, ClaimRoom>();
+    for (const dest of new Set([...this.busy.keys(), ...this.failing])) {
+      const n = this.busy.get(dest) ?? 0;
+      const cap = this.failing.has(dest) ? { soft: 1, hard: 1 } : this.share;
+      rooms.set(dest, { soft: Math.max(0, cap.soft - n), hard: Math.max(0, cap.hard - n) });
+    }
+    return { rooms, fresh: this.share };
+  }
+
+  /** Notes whether a destination answers: a failed attempt leaves it one slot until one succeeds. */
+  private noteAttempt(d: ClaimedDelivery, ok: boolean) {
+    const dest = destinationOf(d);
+    if (ok) this.failing.delete(dest);
+    else {
+      if (this.failing.size >= 10_000) this.failing.clear(); // destinations come and go: stay bounded
+      this.failing.add(dest);
+    }
+  }
+
   /** Sends one claimed delivery now and records the outcome (used by the loop and by manual retry). */
   async deliver(d: ClaimedDelivery): Promise<DeliveryOutcome> {
     const result = d.kind === 'webhook' ? await this.sendHook(d) : await this.sendEmail(d);
+    if (!result.final) this.noteAttempt(d, result.ok);
     const attempts = d.attempts + 1;
     const now = Date.now();
     let outcome: DeliveryOutcome;

@@ -128,6 +128,54 @@ export interface ClaimedDelivery extends DeliveryRow {
   webhook: Pick<WebhookRow, 'url' | 'secret' | 'enabled' | 'previousSecret' | 'previousSecretExpiresAt'> | null;
 }
 
+/**
+ * Where a delivery goes, for sharing the send slots: each webhook is one destination, and each project's
+ * email is one (a webhook's row has its id; an email's has none).
+ */
+export const destinationOf = (d: { webhookId: string | null; projectId: string }): string =>
+  d.webhookId === null ? `em:${d.projectId}` : `wh:${d.webhookId}`;
+
+/**
+ * How many more of one destination's due deliveries a claim may take: up to `soft` come first (every
+ * destination's fair share, oldest first across all of them), then up to `hard` when slots are left.
+ */
+export interface ClaimRoom {
+  soft: number;
+  hard: number;
+}
+
+/** The rooms of a claim: those of destinations with sends in flight or failing, and any other's. */
+export interface ClaimShares {
+  rooms: Map<string, ClaimRoom>;
+  fresh: ClaimRoom;
+}
+
+/** Shares that only cap the claim as a whole: the oldest due deliveries first, whatever their destination. */
+export const unshared = (limit: number): ClaimShares => ({ rooms: new Map(), fresh: { soft: limit, hard: limit } });
+
+/**
+ * Picks a claim from each destination's oldest due deliveries (at most its room's `hard`, in due order):
+ * first the ones within each destination's `soft` share, oldest first across destinations, then the
+ * rest, oldest first, up to `limit`. The same on both dialects (PostgreSQL runs it in SQL).
+ */
+export function pickShared<T extends { nextAttemptAt: number | null; id: string }>(
+  perDestination: T[][],
+  softs: number[],
+  limit: number,
+): T[] {
+  const ranked: { row: T; extra: boolean }[] = [];
+  perDestination.forEach((rows, i) => {
+    for (const [rank, row] of rows.entries()) ranked.push({ row, extra: rank >= (softs[i] ?? 0) });
+  });
+  ranked.sort(
+    (a, b) =>
+      Number(a.extra) - Number(b.extra) ||
+      (a.row.nextAttemptAt ?? 0) - (b.row.nextAttemptAt ?? 0) ||
+      (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+  );
+  return ranked.slice(0, limit).map((r) => r.row);
+}
+
 export interface DeliveryOutcome {
   status: DeliveryStatus;
   attempts: number;
@@ -188,8 +236,11 @@ export interface EventStore {
   append(writes: OutboxWrites, deliveries?: NewDelivery[], fanned?: boolean): Promise<void>;
   /** Claims up to `limit` events not yet fanned out, turns them into deliveries with `plan`, marks them. */
   fanOut(limit: number, plan: FanOutPlan): Promise<number>;
-  /** Claims up to `limit` due pending deliveries until `now + leaseMs`. */
-  claimDue(now: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims up to `limit` due pending deliveries until `now + leaseMs`, shared between destinations by
+   * `shares` (pickShared; default: the oldest due first, whatever their destination).
+   */
+  claimDue(now: number, limit: number, leaseMs: number, shares?: ClaimShares): Promise<ClaimedDelivery[]>;
   /** Claims one delivery of a webhook now, whatever its status (manual retry). */
   claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number): Promise<ClaimedDelivery | undefined>;
   /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */

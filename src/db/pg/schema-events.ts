@@ -60,7 +60,9 @@ export const deliveries = pgTable(
     updatedAt: ms('updated_at').notNull(),
   },
   (t) => [
-    index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The dispatcher's claims, by destination (migration 0013): a webhook's due deliveries, a project's due emails.
+    index('deliveries_hook_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.status} = 'pending' AND ${t.webhookId} IS NOT NULL`),
+    index('deliveries_mail_due_idx').on(t.projectId, t.nextAttemptAt).where(sql`${t.status} = 'pending' AND ${t.webhookId} IS NULL`),
     index('deliveries_webhook_idx').on(t.webhookId, t.id),
     index('deliveries_project_kind_idx').on(t.projectId, t.kind, t.id),
     index('deliveries_updated_idx').on(t.updatedAt),

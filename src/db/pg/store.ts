@@ -27,7 +27,7 @@ import { Batcher } from '../batcher.js';
 import { type PendingJoin, writeJoins } from './join-batch.js';
 import { lockQueue, PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
-import { arrayRows, inTransaction } from './named.js';
+import { arrayRows, inTransaction, named } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
@@ -113,7 +113,7 @@ class PgStore implements Store {
     private readonly db: NodePgDatabase<typeof s>,
   ) {
     this.lifecycle = new PgLifecycle(db, () => this.outboxWritten());
-    this.events = new PgEventStore(db, () => this.outboxWritten());
+    this.events = new PgEventStore(db, () => this.outboxWritten(), named(pool));
     // Expired rate-limit rows are swept here (the library's own sweeper timer would hold the process open),
     // every minute: clients from many addresses (a /64 each, say) leave a row apiece, which an hourly
     // sweep of rows an hour past their expiry let pile up to hundreds of MB under a flood.

@@ -6,7 +6,9 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import {
   type ClaimedDelivery,
+  type ClaimShares,
   DISABLED,
+  destinationOf,
   eventIdFloor,
   type DeliveryOutcome,
   type DeliveryRow,
@@ -19,7 +21,9 @@ import {
   type TemplatePatch,
   type WebhookPatch,
   type WebhookRow,
+  pickShared,
   planFanOut,
+  unshared,
   withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
@@ -296,18 +300,18 @@ export class SqliteEventStore implements EventStore {
       .immediate();
   }
 
-  async claimDue(now: number, limit: number, leaseMs: number) {
+  async claimDue(now: number, limit: number, leaseMs: number, shares: ClaimShares = unshared(limit)) {
     const lease = now + leaseMs;
+    // Nothing claimable (the usual answer while the only destination with work has no room left): no
+    // write transaction, whose lock a join batch would wait for.
+    if (!this.dueShared(now, limit, shares).length) return [];
     // Not fsynced (sync.ts): a claim lost on a power cut only means the delivery is sent again (at least once).
     const rows = unsynced(this.sqlite, () =>
       this.sqlite
         .transaction(() => {
-          const due = this.stmt(
-            `SELECT ${DELIVERY_COLS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
-          ).all(now, limit) as DeliveryRow[];
-          const claim = this.stmt('UPDATE deliveries SET next_attempt_at = ? WHERE id = ?');
-          for (const d of due) claim.run(lease, d.id);
-          return due;
+          // RETURNING: the claimed row as it is now (leased), as on PostgreSQL.
+          const claim = this.stmt(`UPDATE deliveries SET next_attempt_at = ? WHERE id = ? RETURNING ${DELIVERY_COLS}`);
+          return this.dueShared(now, limit, shares).map((d) => claim.get(lease, d.id) as DeliveryRow);
         })
         .immediate(),
     );
@@ -315,6 +319,46 @@ export class SqliteEventStore implements EventStore {
     // is sent about an entry a power cut could still take back.
     if (rows.length) await this.walSync?.durable();
     return this.withContext(rows, lease);
+  }
+
+  /**
+   * Each destination with pending deliveries: a skip scan of the two due indexes (migration 0016), one
+   * seek per destination, however many deliveries each one has waiting.
+   */
+  private pendingDestinations() {
+    const out: { webhookId: string | null; projectId: string }[] = [];
+    const nextHook = this.stmt(`SELECT webhook_id AS w FROM deliveries
+      WHERE status = 'pending' AND webhook_id IS NOT NULL AND webhook_id > ? ORDER BY webhook_id LIMIT 1`);
+    for (let r = nextHook.get('') as { w: string } | undefined; r; r = nextHook.get(r.w) as { w: string } | undefined)
+      out.push({ webhookId: r.w, projectId: '' });
+    // INDEXED BY: without statistics the planner would take deliveries_webhook_idx for `webhook_id IS
+    // NULL` and read every email row ever sent.
+    const nextMail = this.stmt(`SELECT project_id AS p FROM deliveries INDEXED BY deliveries_mail_due_idx
+      WHERE status = 'pending' AND webhook_id IS NULL AND project_id > ? ORDER BY project_id LIMIT 1`);
+    for (let r = nextMail.get('') as { p: string } | undefined; r; r = nextMail.get(r.p) as { p: string } | undefined)
+      out.push({ webhookId: null, projectId: r.p });
+    return out;
+  }
+
+  /** The due deliveries of a claim: each destination's oldest, up to its room, shared by pickShared. */
+  private dueShared(now: number, limit: number, shares: ClaimShares) {
+    const hookDue = this.stmt(`SELECT id, next_attempt_at AS nextAttemptAt FROM deliveries
+      WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`);
+    const mailDue = this.stmt(`SELECT id, next_attempt_at AS nextAttemptAt FROM deliveries INDEXED BY deliveries_mail_due_idx
+      WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`);
+    type Due = { id: string; nextAttemptAt: number };
+    const lists: Due[][] = [];
+    const softs: number[] = [];
+    for (const d of this.pendingDestinations()) {
+      const room = shares.rooms.get(destinationOf(d)) ?? shares.fresh;
+      if (room.hard <= 0) continue;
+      const take = Math.min(room.hard, limit);
+      const rows = (d.webhookId === null ? mailDue.all(d.projectId, now, take) : hookDue.all(d.webhookId, now, take)) as Due[];
+      if (!rows.length) continue;
+      lists.push(rows);
+      softs.push(room.soft);
+    }
+    return pickShared(lists, softs, limit);
   }
 
   async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {
@@ -391,17 +435,26 @@ export class SqliteEventStore implements EventStore {
   }
 
   async releaseClaims(now: number, leaseMs: number) {
-    return this.stmt(
-      `UPDATE deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ? AND next_attempt_at <= ?`,
-    ).run(now, now, now + leaseMs).changes;
+    const hook = this.stmt(`UPDATE deliveries SET next_attempt_at = ?
+      WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at > ? AND next_attempt_at <= ?`);
+    const mail = this.stmt(`UPDATE deliveries INDEXED BY deliveries_mail_due_idx SET next_attempt_at = ?
+      WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at > ? AND next_attempt_at <= ?`);
+    let n = 0;
+    for (const d of this.pendingDestinations())
+      n += (d.webhookId === null ? mail : hook).run(now, d.webhookId ?? d.projectId, now, now + leaseMs).changes;
+    return n;
   }
   async dropPendingEmails() {
-    return this.stmt(`DELETE FROM deliveries WHERE kind = 'email' AND status = 'pending'`).run().changes;
+    return this.stmt(`DELETE FROM deliveries INDEXED BY deliveries_mail_due_idx
+      WHERE webhook_id IS NULL AND kind = 'email' AND status = 'pending'`).run().changes;
   }
 
   async backlog(cap = 1_000_000) {
+    // Each term reads one of the two due indexes (pending webhook rows, pending emails).
     const r = this.stmt(`SELECT (SELECT count(*) FROM (SELECT 1 FROM events WHERE fanned_out = 0 LIMIT ?))
-              + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' LIMIT ?)) AS n`).get(cap, cap) as { n: number };
+              + (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' AND webhook_id IS NOT NULL LIMIT ?))
+              + (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_mail_due_idx
+                   WHERE status = 'pending' AND webhook_id IS NULL LIMIT ?)) AS n`).get(cap, cap, cap) as { n: number };
     return Math.min(cap, r.n);
   }
 

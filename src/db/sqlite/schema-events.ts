@@ -58,7 +58,9 @@ export const deliveries = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
-    index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The dispatcher's claims, by destination (migration 0016): a webhook's due deliveries, a project's due emails.
+    index('deliveries_hook_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.status} = 'pending' AND ${t.webhookId} IS NOT NULL`),
+    index('deliveries_mail_due_idx').on(t.projectId, t.nextAttemptAt).where(sql`${t.status} = 'pending' AND ${t.webhookId} IS NULL`),
     index('deliveries_webhook_idx').on(t.webhookId, t.id),
     index('deliveries_email_idx').on(t.projectId, t.id).where(sql`${t.kind} = 'email'`), // migration 0013
     index('deliveries_done_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
