@@ -3,7 +3,15 @@ import type { JoinBody, UpdateEntryBody } from '../contract/schemas.js';
 import type { Stats } from '../contract/types.js';
 import { lifecycleSettingsDefaults } from '../contract/settings-lifecycle.js';
 import type { OutboxWrites } from '../db/outbox.js';
-import { positionAtInsert, UNTOUCHED_LIFECYCLE, type EntryRow, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
+import {
+  betweenReads,
+  positionAtInsert,
+  UNTOUCHED_LIFECYCLE,
+  type EntryRow,
+  type PageArgs,
+  type ProjectRow,
+  type Store,
+} from '../db/store.js';
 import { confirmTokenOf, emailLinks, newReferralCode, secretHash, statusTokenOf, welcomeEmail } from './lifecycle.js';
 import { AppError, notFound } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices } from './outbox.js';
@@ -142,7 +150,10 @@ export async function* iterateEntryChunks(store: Store, projectId: string, searc
     }
     if (rows.length) yield rows;
     if (!more) return;
-    if (!ahead) next = read(rows[rows.length - 1]!.id);
+    if (!ahead) {
+      await betweenReads(store);
+      next = read(rows[rows.length - 1]!.id);
+    }
   }
 }
 

@@ -6,7 +6,15 @@
 import type { PublicEntry } from '../contract/lifecycle.js';
 import type { Entry } from '../contract/types.js';
 import type { QueueQuery } from '../db/lifecycle.js';
-import { positionAtInsert, type EntryRow, type ExportedEntry, type PageArgs, type ProjectRow, type Store } from '../db/store.js';
+import {
+  betweenReads,
+  positionAtInsert,
+  type EntryRow,
+  type ExportedEntry,
+  type PageArgs,
+  type ProjectRow,
+  type Store,
+} from '../db/store.js';
 import { hmacSha256, randomToken, sha256 } from './crypto.js';
 import { AppError } from './errors.js';
 import { entryData, entryEvent, newEmail, sendsNotices, type EmailVars } from './outbox.js';
@@ -165,6 +173,7 @@ export class QueuePositions {
       for (const [k, o] of keys) q.set(o, k, ++n);
       if (keys.length < page) return q;
       after = keys[keys.length - 1]!;
+      await betweenReads(store);
     }
   }
 

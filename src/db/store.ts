@@ -342,6 +342,15 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * Between the reads of a long loop (an export's pages, the queue read before it): on SQLite, whose reads
+ * answer synchronously, a turn of the event loop, so requests arriving meanwhile (joins, health checks)
+ * are answered between two pages instead of after the whole loop. On PostgreSQL each read is I/O already.
+ */
+export function betweenReads(store: Pick<Store, 'dialect'>): Promise<void> | undefined {
+  return store.dialect === 'sqlite' ? new Promise<void>((r) => setImmediate(r)) : undefined;
+}
+
 /** Escapes LIKE wildcards so a user's `%`, `_` and `\` match literally (use with ESCAPE '\'). */
 export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
