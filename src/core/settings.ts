@@ -6,6 +6,7 @@ import { joinBody, type ProjectSettings, type ProjectSettingsBody } from '../con
 import { type EventSettings, eventSettingsDefaults, eventSettingsShape } from '../contract/settings-events.js';
 import { type LifecycleSettings, lifecycleSettingsDefaults, lifecycleSettingsShape } from '../contract/settings-lifecycle.js';
 import { type SurfaceSettings, surfaceSettingsDefaults, surfaceSettingsShape } from '../contract/settings-surface.js';
+import { BoundedMap, CACHE_WEIGHT } from '../db/bounded-map.js';
 import type { ProjectRow, ProjectSettingsPatch, Store } from '../db/store.js';
 import { invalidField, notFound } from './errors.js';
 import { getProject } from './projects.js';
@@ -21,7 +22,11 @@ const FEATURE_KEYS: readonly string[] = [
 ];
 
 // Parsed settings per JSON text: the join path reads them per request, the text changes rarely.
-const parsedSettings = new Map<string, FeatureSettings>();
+// Bounded by size too (bounded-map.ts): the text may be up to 256 KiB.
+const parsedSettings = new BoundedMap<string, FeatureSettings>(1000, CACHE_WEIGHT, (text) => 2 * text.length + 256);
+/** How much the parsed-settings cache holds (about, in bytes; for tests). */
+export const settingsCacheWeight = () => parsedSettings.weight;
+
 /** A project's feature settings with their defaults filled in (stored keys no longer known are dropped). */
 export function featureSettings(p: Pick<ProjectRow, 'settings'>): FeatureSettings {
   let s = parsedSettings.get(p.settings);
@@ -30,7 +35,6 @@ export function featureSettings(p: Pick<ProjectRow, 'settings'>): FeatureSetting
     const known: Record<string, unknown> = {};
     for (const k of FEATURE_KEYS) if (Object.hasOwn(stored, k)) known[k] = stored[k];
     s = { ...FEATURE_DEFAULTS, ...known } as FeatureSettings;
-    if (parsedSettings.size > 1000) parsedSettings.clear();
     parsedSettings.set(p.settings, s);
   }
   return s;

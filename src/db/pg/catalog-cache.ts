@@ -7,7 +7,9 @@
 // (a revocation, a deleted or restored project, new settings, by any instance) is seen by that request:
 // one small read per turn instead of two row reads per request.
 
-const MAX_ROWS = 10_000; // lookups remembered per kind; beyond this the map starts over
+import { BoundedMap, CACHE_WEIGHT, rowWeight } from '../bounded-map.js';
+
+const MAX_ROWS = 10_000; // lookups remembered per kind, and at most CACHE_WEIGHT of them (the oldest go first)
 
 interface Cached<T> {
   version: string;
@@ -16,7 +18,7 @@ interface Cached<T> {
 
 export class CatalogCache {
   private next: Promise<string> | null = null;
-  private readonly maps = new Map<string, Map<string, Cached<unknown>>>();
+  private readonly maps = new Map<string, BoundedMap<string, Cached<unknown>>>();
 
   constructor(private readonly readVersion: () => Promise<string>) {}
 
@@ -32,16 +34,15 @@ export class CatalogCache {
   /** `load()`'s row for `key` of `kind`, or the copy read at the current version. */
   async get<T extends object>(kind: string, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const version = await this.version();
-    let map = this.maps.get(kind) as Map<string, Cached<T>> | undefined;
+    let map = this.maps.get(kind) as BoundedMap<string, Cached<T>> | undefined;
     if (!map) {
-      map = new Map();
-      this.maps.set(kind, map);
+      map = new BoundedMap<string, Cached<T>>(MAX_ROWS, CACHE_WEIGHT, (_k, c) => rowWeight(c.row));
+      this.maps.set(kind, map as BoundedMap<string, Cached<unknown>>);
     }
     const hit = map.get(key);
     if (hit?.version === version) return hit.row && { ...hit.row };
     // Read after the version: the row is at least as new as `version` (a newer one bumped it again).
     const row = await load();
-    if (map.size >= MAX_ROWS) map.clear();
     map.set(key, { version, row });
     return row && { ...row };
   }

@@ -5,6 +5,7 @@
 // cores it was 15-25% slower.) List, search and export reads are in entry-reads.ts.
 import Database from 'better-sqlite3';
 import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { BoundedMap, CACHE_WEIGHT, rowWeight } from '../bounded-map.js';
 import { liveKey, liveKeys } from '../conditions.js';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -147,8 +148,9 @@ class SqliteStore implements Store {
   private readonly versionStmt;
   private cachedVersion = -1;
   private versionRead = false;
-  private readonly keyCache = new Map<string, KeyAuthRow>();
-  private readonly projectCache = new Map<string, ProjectRow>();
+  // Bounded by size too (bounded-map.ts): a project row carries its settings.
+  private readonly keyCache = new BoundedMap<string, KeyAuthRow>(10_000, CACHE_WEIGHT, (_k, row) => rowWeight(row));
+  private readonly projectCache = new BoundedMap<string, ProjectRow>(10_000, CACHE_WEIGHT, (_k, row) => rowWeight(row));
   private wroteOutbox = false;
 
   constructor(
@@ -306,7 +308,6 @@ class SqliteStore implements Store {
       p = this.projectBySlugStmt.get(slug) as ProjectRow | undefined;
       if (!p) return undefined;
       p.blockDisposable = Boolean(p.blockDisposable); // raw statement: 0/1
-      if (this.projectCache.size >= 10_000) this.projectCache.clear();
       this.projectCache.set(slug, p);
     }
     return { ...p }; // a copy: callers may not change the cached row
@@ -377,7 +378,6 @@ class SqliteStore implements Store {
     if (!k) {
       k = this.keyAuthStmt.get(lookup) as KeyAuthRow | undefined;
       if (!k) return undefined;
-      if (this.keyCache.size >= 10_000) this.keyCache.clear();
       this.keyCache.set(lookup, k);
     }
     return { ...k };
