@@ -68,7 +68,7 @@ export async function main(argv: string[], ctx: CliContext = processContext()): 
     });
   }
   try {
-    await program.parseAsync(helpFor(program, jsonFirst(argv)));
+    await program.parseAsync(unknownBeforeHelp(program, helpFor(program, jsonFirst(argv))));
     return EXIT.ok;
   } catch (err) {
     return report(ctx, err);
@@ -110,6 +110,26 @@ function helpFor(program: Command, argv: string[]): string[] {
     cmd = sub;
   }
   return path.length ? [node!, script!, ...path, '--help'] : argv;
+}
+
+/**
+ * `waitlist bogus --help` (or `waitlist entry bogus --help`) is an unknown command, exit 2, not the
+ * parent's help with exit 0: commander handles --help before it looks at the word. The words before
+ * --help are followed down the command tree; when one names no command of a group, --help is dropped
+ * and commander reports the unknown command (with its suggestion). Anything else is left as it is.
+ */
+function unknownBeforeHelp(program: Command, argv: string[]): string[] {
+  const [node, script, ...args] = argv;
+  const at = args.findIndex((a) => a === '--help' || a === '-h');
+  if (at < 0 || args[0] === 'help') return argv;
+  let cmd = program;
+  for (const word of args.slice(0, at)) {
+    if (word.startsWith('-') || !cmd.commands.length) return argv; // options, or a command's own arguments
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) return [node!, script!, ...args.filter((_, i) => i !== at)];
+    cmd = sub;
+  }
+  return argv;
 }
 
 /** Prints an error the way every command shares and picks its exit code. */

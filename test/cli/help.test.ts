@@ -94,6 +94,23 @@ describe('help', () => {
     expect(none.exitCode).toBe(2);
   });
 
+  it("--help after an unknown command word is the unknown command, exit 2, not the parent group's help", async () => {
+    for (const args of [
+      ['bogus', '--help'],
+      ['entry', 'bogus', '-h'],
+      ['admin', 'user', 'bogus', '--help'],
+    ]) {
+      const r = await cli(args);
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr).toContain(`unknown command '${args.at(-2)}'`);
+    }
+    // A command's own arguments and known words are untouched.
+    const known = await cli(['entry', 'get', 'ent_x', '--help']);
+    expect(known.exitCode).toBe(0);
+    expect(known.stdout).toContain('Usage: waitlist entry get');
+  });
+
   it('a command group without its subcommand shows its usage on stderr, exit 2', async () => {
     for (const group of [['entry'], ['project'], ['key'], ['admin'], ['admin', 'user']]) {
       const r = await cli(group);
