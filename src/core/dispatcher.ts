@@ -167,11 +167,12 @@ export class Dispatcher {
   /** Notes whether a destination answers: a failed attempt leaves it one slot until one succeeds. */
   private noteAttempt(d: ClaimedDelivery, ok: boolean) {
     const dest = destinationOf(d);
-    if (ok) this.failing.delete(dest);
-    else {
-      if (this.failing.size >= 10_000) this.failing.clear(); // destinations come and go: stay bounded
-      this.failing.add(dest);
-    }
+    this.failing.delete(dest); // re-added last: the set is in order of last failure
+    if (ok) return;
+    // Bounded (every claim sends the list): past 1,000 failing destinations the longest-failing one is
+    // forgotten, and gets its share again until its next failure.
+    if (this.failing.size >= 1_000) this.failing.delete(this.failing.values().next().value!);
+    this.failing.add(dest);
   }
 
   /** Sends one claimed delivery now and records the outcome (used by the loop and by manual retry). */
