@@ -1,5 +1,5 @@
 // What Node's HTTP parser refuses before there is a request to route: headers over 16 KiB, a request
-// that did not arrive whole within --request-timeout (or its headers within --headers-timeout), bytes
+// that did not arrive whole within --request-timeout (or --import-timeout; its headers within --headers-timeout), bytes
 // that are not HTTP. Node answered these with a bare status line and no body; they get the error
 // envelope like every other error, then the connection closes (as Node does: the parser cannot go on).
 import type { Duplex } from 'node:stream';
@@ -12,22 +12,33 @@ const ANSWERS: Record<string, readonly [number, string, string, string]> = {
     408,
     'Request Timeout',
     'request_timeout',
-    'The request did not arrive in time (headers within --headers-timeout, the whole request within --request-timeout)',
+    'The request did not arrive in time (headers within --headers-timeout, the whole request within --request-timeout, or --import-timeout for an import)',
   ],
 };
 const MALFORMED = [400, 'Bad Request', 'bad_request', 'Not a well-formed HTTP/1.1 request'] as const;
 
-/** The server's 'clientError' listener: Node's own handling, with the envelope as the answer's body. */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+/** Writes the envelope answer for a parser error code, unless a response on this connection has started. */
+function answer(socket: Duplex, errCode: string | undefined): void {
   // As Node: answer only when no response on this connection has started to be written.
   const s = socket as Duplex & { _httpMessage?: { _headerSent?: boolean } | null };
   if (s.writable && !s._httpMessage?._headerSent) {
-    const [status, reason, code, message] = ANSWERS[err.code ?? ''] ?? MALFORMED;
+    const [status, reason, code, message] = ANSWERS[errCode ?? ''] ?? MALFORMED;
     const body = JSON.stringify({ status: 'error', message, error: { code }, timestamp: Date.now() });
     s.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }
-  s.destroy(err);
+}
+
+/** The server's 'clientError' listener: Node's own handling, with the envelope as the answer's body. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  answer(socket, err.code);
+  socket.destroy(err);
+}
+
+/** A request whose body did not arrive within its deadline (deadline.ts): 408 as Node answers it, then closed. */
+export function answerRequestTimeout(socket: Duplex): void {
+  answer(socket, 'ERR_HTTP_REQUEST_TIMEOUT');
+  socket.destroy();
 }

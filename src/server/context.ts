@@ -22,9 +22,10 @@ export interface ServerOptions extends RateLimitOptions {
   rateLimit: boolean;
   /** Print one access-log line per request (method, path, status, ms, request id). */
   logRequests?: boolean;
-  /** Seconds allowed to receive a request's headers / the whole request. */
+  /** Seconds allowed to receive a request's headers / the whole request / a whole import upload (default 3600). */
   headersTimeoutSec?: number;
   requestTimeoutSec?: number;
+  importTimeoutSec?: number;
   /**
    * The server's public base URL (--public-url / WAITLIST_PUBLIC_URL): the base of every link the server
    * sends out (emails; default: the URL it listens on), and its host and origin are accepted on /api.

@@ -11,7 +11,8 @@ import { Dispatcher, type DispatcherOptions, LEASE_MS } from '../core/dispatcher
 import { Mailer, SEND_DEADLINE_MS } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
-import { answerClientError } from './client-error.js';
+import { answerClientError, answerRequestTimeout } from './client-error.js';
+import { overdue, requestStarted } from './deadline.js';
 import { compileTrust } from './client-ip.js';
 import { AuthLimiter, JoinLimiter } from './ratelimit.js';
 import { HostPolicy } from './hosts.js';
@@ -104,22 +105,34 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
    * (docs/performance.md, round eighteen).
    */
   const sockets = new Set<Socket>();
-  // Slowloris: headers must arrive within headersTimeout and the whole request within requestTimeout,
-  // checked every second (Node's default check runs every 30 s).
+  // Slowloris: headers must arrive within headersTimeout (Node's check, every second instead of its
+  // default 30 s), and the whole request within requestTimeout from then (deadline.ts, swept below:
+  // Node's own requestTimeout is off, so that an import may be given --import-timeout instead).
+  const requestTimeoutMs = (config.requestTimeoutSec ?? 30) * 1000;
   const server = createServer(
     {
       headersTimeout: Math.min(config.headersTimeoutSec ?? 10, config.requestTimeoutSec ?? 30) * 1000,
-      requestTimeout: (config.requestTimeoutSec ?? 30) * 1000,
+      requestTimeout: 0,
       connectionsCheckingInterval: 1000,
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
+      requestStarted(req, Date.now());
+      (req.socket as TrackedSocket)[LATEST] = res;
       // Shutting down: answer what is in flight, then let keep-alive connections go.
       if (closing) res.setHeader('Connection', 'close');
-      else (req.socket as TrackedSocket)[LATEST] = res;
       handle(req, res);
     },
   );
+  // A connection's latest request still arriving past its deadline is answered 408 and closed.
+  const deadlines = setInterval(() => {
+    const now = Date.now();
+    for (const socket of sockets) {
+      const res = (socket as TrackedSocket)[LATEST];
+      if (res && overdue(res.req, now, requestTimeoutMs)) answerRequestTimeout(socket);
+    }
+  }, 1000);
+  deadlines.unref();
   server.on('clientError', answerClientError);
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -139,6 +152,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     // The port is taken (or the host is not this machine's): close what was opened, or an open
     // PostgreSQL pool would keep the process alive after the error is printed.
     clearInterval(purger);
+    clearInterval(deadlines);
     mailer?.close();
     await store.close().catch(() => undefined);
     lock?.release();
@@ -187,6 +201,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
           });
         });
         clearInterval(purger);
+        clearInterval(deadlines);
         await dispatcher.stop();
         mailer?.close();
         await store.close();

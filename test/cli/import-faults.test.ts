@@ -64,7 +64,7 @@ describe('entry import: a 200 that is not the envelope is a bad response (findin
   }
 });
 
-describe('entry import: the --request-timeout hint only when it applies (finding 3)', () => {
+describe('entry import: the --import-timeout hint only when it applies (finding 3)', () => {
   const small = () => {
     const f = join(home, 'small.csv');
     writeFileSync(f, 'email,name\nsmall@example.com,Small\n');
@@ -96,7 +96,7 @@ describe('entry import: the --request-timeout hint only when it applies (finding
       const r = await run(['entry', 'import', '--project', 'imp', '--file', small()], srv.env);
       expect(r.exitCode).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^error: 408 .*--request-timeout.*e\.g\. 600/);
+      expect(r.stderr).toMatch(/^error: 408 .*--import-timeout.*e\.g\. 7200/);
     } finally {
       await srv.close();
     }
@@ -106,7 +106,7 @@ describe('entry import: the --request-timeout hint only when it applies (finding
     const big = join(home, 'big.csv');
     writeFileSync(big, `email\n${'x'.repeat(60)}@example.com\n`.repeat(400_000)); // ~30 MB, more than the socket buffers
     const srv = await fake((req) => {
-      req.pause(); // reads nothing, like a server past its --request-timeout
+      req.pause(); // reads nothing, like a server past its --import-timeout
       setTimeout(() => req.socket.destroy(), 1500);
     });
     try {
@@ -114,7 +114,7 @@ describe('entry import: the --request-timeout hint only when it applies (finding
       expect(r.exitCode).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(
-        /^error: cannot reach the server at \S+ \(\w+\): the connection was cut after \d+\.\d s, with .+ of .+ sent\. .*--request-timeout/,
+        /^error: cannot reach the server at \S+ \(\w+\): the connection was cut after \d+\.\d s, with .+ of .+ sent\. .*--import-timeout/,
       );
     } finally {
       await srv.close();

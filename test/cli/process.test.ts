@@ -13,6 +13,11 @@ describe('exit codes of the process', () => {
       [['serve', '--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, not '70000'/],
       [['serve', '--join-limit', '0'], {}, /^error: --join-limit must be an integer from 1 to 1000000, not '0'/],
       [['serve', '--request-timeout', '1.5'], {}, /^error: --request-timeout must be an integer from 1 to 3600, not '1\.5'/],
+      [
+        ['serve'],
+        { WAITLIST_IMPORT_TIMEOUT: '0' },
+        /^error: --import-timeout must be an integer from 1 to 86400, not '0' \(flag or env var\)/,
+      ],
       [['serve'], { PORT: 'abc' }, /^error: --port must be an integer from 0 to 65535, not 'abc' \(flag or env var\)/],
       [['serve'], { WAITLIST_JOIN_WINDOW: '-5' }, /^error: --join-window must be an integer from 1 to 86400, not '-5'/],
       [['serve', '--trust-proxy', 'not-an-ip'], {}, /--trust-proxy: not an IP address/],

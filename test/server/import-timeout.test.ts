@@ -1,6 +1,8 @@
-// An import whose body is cut off — the request timeout answering 408 and closing the connection, or
-// the client going away — ends that request only: the server keeps running (an unhandled stream error
-// ended the process), logs one info line, and keeps the batches written before it.
+// An import's upload has --import-timeout to arrive, not --request-timeout (src/server/deadline.ts),
+// and every other request keeps --request-timeout. An import whose body is cut off — the import
+// timeout answering 408 and closing the connection, or the client going away — ends that request
+// only: the server keeps running (an unhandled stream error ended the process), logs one info line,
+// and keeps the batches written before it.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
@@ -11,7 +13,7 @@ let owner: Client;
 let nth = 1; // how many cut-off imports the log has shown
 
 beforeAll(async () => {
-  srv = await startServer({ args: ['--request-timeout', '1'] });
+  srv = await startServer({ args: ['--request-timeout', '1', '--import-timeout', '4', '--open-signup'] });
   owner = await signedUp(srv.url);
 });
 afterAll(async () => {
@@ -19,23 +21,47 @@ afterAll(async () => {
   cleanup(srv);
 });
 
-/** Sends `rows` lines of a file slowly (a chunk every 100 ms) until the server ends the request; answers its status, if any. */
-function slowUpload(path: string, type: string, line: (i: number) => string, head: string): Promise<number | null> {
-  return new Promise((resolve) => {
+/**
+ * Sends lines of a file slowly (2,000 every 100 ms) until `lines` are sent or the server ends the
+ * request; answers its status, if any, and its body.
+ */
+function slowUpload(
+  path: string,
+  type: string,
+  line: (i: number) => string,
+  head: string,
+  lines = 200_000,
+  headers: Record<string, string> = {},
+): Promise<number | null> {
+  return slowSend(path, type, line, head, lines, headers).then((r) => r.status);
+}
+
+function slowSend(
+  path: string,
+  type: string,
+  line: (i: number) => string,
+  head: string,
+  lines: number,
+  headers: Record<string, string> = {},
+  perTick = 2000,
+) {
+  return new Promise<{ status: number | null; body: string }>((resolve) => {
     const url = new URL(path, srv.url);
-    const req = request(url, { method: 'POST', headers: { cookie: owner.cookie, 'content-type': type } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? null);
+    const req = request(url, { method: 'POST', headers: { cookie: owner.cookie, 'content-type': type, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? null, body }));
+      res.on('error', () => resolve({ status: res.statusCode ?? null, body }));
     });
-    req.on('error', () => resolve(null));
+    req.on('error', () => resolve({ status: null, body: '' }));
     req.write(head);
     let i = 0;
     const timer = setInterval(() => {
       if (req.destroyed) return clearInterval(timer);
       let chunk = '';
-      for (let n = 0; n < 2000; n++) chunk += line(i++);
+      for (let n = 0; n < perTick && i < lines; n++) chunk += line(i++);
       req.write(chunk);
-      if (i > 200_000) {
+      if (i >= lines) {
         clearInterval(timer);
         req.end();
       }
@@ -43,7 +69,47 @@ function slowUpload(path: string, type: string, line: (i: number) => string, hea
   });
 }
 
-describe('an import cut off by the request timeout', () => {
+describe('the import timeout', () => {
+  it('an upload that takes longer than --request-timeout, within --import-timeout, is imported', async () => {
+    const p = await projectWithKey(owner, 'Slow but in time');
+    const t = Date.now();
+    // 20 chunks, one every 100 ms: about 2 s to send, twice the request timeout.
+    const r = await slowSend(
+      `/api/project/${p.projectId}/import?format=csv`,
+      'text/csv',
+      (i) => `intime${i}@example.com\n`,
+      'email\n',
+      40_000,
+    );
+    expect(Date.now() - t).toBeGreaterThan(1_500);
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body).data).toMatchObject({ imported: 40_000, duplicates: 0, invalidCount: 0 });
+  });
+
+  it('any other request still has --request-timeout: a body trickled past it is answered 408', async () => {
+    // A project's name sent a character every 100 ms, for 3 s.
+    const r = await slowSend('/api/project', 'application/json', (i) => (i === 0 ? '"' : i < 29 ? 'x' : '"}'), '{"name":', 30, {}, 1);
+    expect(r.status).toBe(408);
+    expect(JSON.parse(r.body).error).toEqual({ code: 'request_timeout' });
+  });
+
+  it("an import into another user's project gets no longer: 404 at once", async () => {
+    const other = await signedUp(srv.url);
+    const theirs = await projectWithKey(other, 'Theirs');
+    const t = Date.now();
+    const r = await slowSend(
+      `/api/project/${theirs.projectId}/import?format=csv`,
+      'text/csv',
+      (i) => `x${i}@example.com\n`,
+      'email\n',
+      200_000,
+    );
+    expect(r.status).toBe(404);
+    expect(Date.now() - t).toBeLessThan(4_000);
+  });
+});
+
+describe('an import cut off by the import timeout', () => {
   it.each([
     ['csv', 'text/csv', (i: number) => `slow${i}@example.com,Slow ${i}\n`, 'email,name\n'],
     ['ndjson', 'application/x-ndjson', (i: number) => `${JSON.stringify({ email: `slownd${i}@example.com` })}\n`, ''],

@@ -62,13 +62,13 @@ const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString(
 const unreadable = (file: string, err: NodeJS.ErrnoException) =>
   `cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`;
 
-/** The shortest --request-timeout a server takes (`serve --request-timeout`, 1–3600 s, default 30). */
+/** The shortest --import-timeout a server takes (`serve --import-timeout`, 1–86,400 s, default 3,600). */
 const MIN_REQUEST_TIMEOUT_MS = 1000;
 /** Causes that mean no connection was made: nothing was cut, the server was never reached. */
 const NO_CONNECTION = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/;
 
 /**
- * The server gives a whole request --request-timeout seconds to arrive. Its 408 says that limit was hit.
+ * The server gives an import file --import-timeout seconds to arrive. Its 408 says that limit was hit.
  * A connection cut while the file was still being sent, at least a second in, may be the same limit
  * (the server closed it before its answer could be read), so the advice comes with what was sent.
  * Anything else (a refused connection, a reset or crash within the first second, a drop once the whole
@@ -77,8 +77,8 @@ const NO_CONNECTION = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREA
 function uploadError(err: ApiError, at: { sent: number; size: number; ms: number }): ApiError | CliError {
   if (err.status === 408) {
     return new CliError(
-      `${err.message}: the server stopped waiting for the file before all of it arrived (its --request-timeout, default 30 s). ` +
-        'Start the server with a longer --request-timeout (e.g. 600), or split the file',
+      `${err.message}: the server stopped waiting for the file before all of it arrived (its --import-timeout, default 3600 s). ` +
+        'Start the server with a longer --import-timeout (e.g. 7200), or split the file',
       EXIT.error,
     );
   }
@@ -87,7 +87,7 @@ function uploadError(err: ApiError, at: { sent: number; size: number; ms: number
   if (!cutMidUpload) return err;
   return new CliError(
     `${err.message}: the connection was cut after ${(at.ms / 1000).toFixed(1)} s, with ${humanBytes(at.sent)} of ${humanBytes(at.size)} sent. ` +
-      "If the upload takes longer than the server's --request-timeout (default 30 s), start it with a longer one (e.g. 600), or split the file",
+      "If the upload takes longer than the server's --import-timeout (default 3600 s), start it with a longer one (e.g. 7200), or split the file",
     EXIT.error,
   );
 }

@@ -178,6 +178,14 @@ export function registerServe(program: Command) {
     .addOption(envOption('--request-timeout <seconds>', 'time allowed to send a whole request', 'WAITLIST_REQUEST_TIMEOUT', '30'))
     .addOption(
       envOption(
+        '--import-timeout <seconds>',
+        "time allowed to send a whole import file (a project owner's upload; other requests: --request-timeout)",
+        'WAITLIST_IMPORT_TIMEOUT',
+        '3600',
+      ),
+    )
+    .addOption(
+      envOption(
         '--public-url <url>',
         'base URL of every link the server sends (emails; default the URL it listens on); its host is also accepted on /api',
         'WAITLIST_PUBLIC_URL',
@@ -260,6 +268,7 @@ Examples:
       signupLimit: intArg('--signup-limit', 1, 1_000_000)(opts.signupLimit),
       headersTimeoutSec: intArg('--headers-timeout', 1, 600)(opts.headersTimeout),
       requestTimeoutSec: intArg('--request-timeout', 1, 3600)(opts.requestTimeout),
+      importTimeoutSec: intArg('--import-timeout', 1, 86_400)(opts.importTimeout),
       logRequests: Boolean(opts.logRequests),
       ...(process.env.WAITLIST_SHUTDOWN_GRACE
         ? { idleGraceMs: secondsArg('WAITLIST_SHUTDOWN_GRACE', 0, 60)(process.env.WAITLIST_SHUTDOWN_GRACE) }

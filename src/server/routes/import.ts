@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors.js';
 import { IMPORT_FORMATS, importStream } from '../../core/import/run.js';
 import { getProject } from '../../core/projects.js';
 import { userOf, type Deps, type Req } from '../context.js';
+import { allowRequestFor } from '../deadline.js';
 import { ClientGoneError, parseQuery, send } from '../http.js';
 
 const single = <T extends string>(name: string, values: readonly T[], fallback: T | undefined) =>
@@ -44,9 +45,11 @@ const mimeOf = (req: Req) =>
     .trim()
     .toLowerCase();
 
-export function importRoutes(app: Polka<Req>, { store }: Deps) {
+export function importRoutes(app: Polka<Req>, { store, options }: Deps) {
   app.post('/api/project/:projectId/import', async (req, res) => {
     const project = await getProject(store, userOf(req).id, req.params.projectId!);
+    // The project's owner, known now: the file gets --import-timeout to arrive, not --request-timeout.
+    allowRequestFor(req, (options.importTimeoutSec ?? 3600) * 1000);
     const q = parseQuery(req, importQuery);
     const mime = mimeOf(req);
     if (mime && !IMPORT_TYPES.includes(mime)) {
