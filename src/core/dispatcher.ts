@@ -5,14 +5,13 @@
 // after LEASE_MS and another instance (or this one after a restart) sends again — at least once.
 // Memory stays flat however long the backlog: nothing is loaded beyond one page and the slots.
 //
-// The slots are shared between destinations (each webhook, each project's email; destinationOf): every
-// destination with due work first gets up to a quarter of the slots, oldest due first across all of
-// them; slots left over go to whoever has more due, but one destination never holds more than all the
-// slots but a quarter, and one whose last attempt failed (a receiver down or never answering) holds one
-// until an attempt succeeds. So one tenant's receiver that takes the 10 s timeout on each of a million
-// deliveries delays nobody else's.
-import { type ClaimedDelivery, type ClaimRoom, type ClaimShares, DISABLED, type DeliveryOutcome, destinationOf } from '../db/outbox.js';
+// The slots are shared between destinations (each webhook, each project's email) and projects by the
+// rules of fair-share.ts, so one tenant's receivers that never answer delay nobody else's deliveries. A
+// claim looks at up to WALK destinations with pending deliveries, going on from where the last one
+// stopped: its cost does not grow with the number of destinations waiting.
+import { type ClaimedDelivery, DISABLED, type DeliveryOutcome, DUE_START, type DueCursor, destinationOf } from '../db/outbox.js';
 import type { Store } from '../db/store.js';
+import { pickFair, type Shares, sharesFor } from './fair-share.js';
 import { fanOutPlan } from './fanout.js';
 import { idFloor } from './ids.js';
 import { featureSettings } from './settings.js';
@@ -32,6 +31,8 @@ const PRUNE_AFTER_MS = 30 * 86_400_000;
 const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const ROUND_GAP_MS = 25;
+/** Destinations (webhooks, and projects' email) a claim looks at, each kind. */
+const WALK = 64;
 
 export interface DispatcherOptions {
   mailer: Mailer | null;
@@ -51,12 +52,13 @@ export class Dispatcher {
   private readonly schedule: number[];
   private readonly concurrency: number;
   private inflight = new Set<Promise<void>>();
-  /** Sends in flight per destination. */
-  private readonly busy = new Map<string, number>();
-  /** Destinations whose last attempt failed (they get one slot until an attempt succeeds). */
+  /** Sends in flight per destination, with its project. */
+  private readonly busy = new Map<string, { projectId: string; n: number }>();
+  /** Destinations whose last attempt failed, in order of last failure (fair-share.ts). */
   private readonly failing = new Set<string>();
-  /** A destination's fair share of the slots, and the most it may hold when others have none due. */
-  private readonly share: ClaimRoom;
+  private readonly shares: Shares;
+  /** Where the next claim's walk over destinations goes on from. */
+  private cursor: DueCursor = DUE_START;
   private running = false;
   private again = false;
   private stopped = false;
@@ -69,8 +71,7 @@ export class Dispatcher {
   ) {
     this.schedule = opts.retrySchedule ?? RETRY_SCHEDULE_SEC;
     this.concurrency = opts.concurrency ?? 16;
-    const soft = Math.max(1, Math.floor(this.concurrency / 4));
-    this.share = { soft, hard: Math.max(soft, this.concurrency - soft) };
+    this.shares = sharesFor(this.concurrency);
     this.plan = fanOutPlan(Boolean(opts.mailer));
   }
 
@@ -132,36 +133,37 @@ export class Dispatcher {
   private async claimAndSend() {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0 || this.stopped) return;
-    const claimed = await this.store.events.claimDue(Date.now(), free, LEASE_MS, this.shares());
+    const now = Date.now();
+    const { rows, cursor } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free));
+    this.cursor = cursor;
+    const picked = pickFair(rows, free, this.shares, { busy: this.busy, failing: this.failing });
+    const claimed = picked.length
+      ? await this.store.events.claimPicked(
+          picked.map((r) => r.id),
+          now,
+          LEASE_MS,
+        )
+      : [];
     for (const d of claimed) {
       const dest = destinationOf(d);
-      this.busy.set(dest, (this.busy.get(dest) ?? 0) + 1);
+      const held = this.busy.get(dest);
+      if (held) held.n++;
+      else this.busy.set(dest, { projectId: d.projectId, n: 1 });
       const p: Promise<void> = this.deliver(d)
         .then(
           () => undefined,
           (err: Error) => this.opts.log?.(`delivery ${d.id}: ${err.message}`),
         )
         .finally(() => {
-          const n = (this.busy.get(dest) ?? 1) - 1;
-          if (n > 0) this.busy.set(dest, n);
-          else this.busy.delete(dest);
+          const h = this.busy.get(dest);
+          if (h && --h.n <= 0) this.busy.delete(dest);
           this.inflight.delete(p);
           this.wake();
         });
       this.inflight.add(p);
     }
-    if (claimed.length === free) this.again = true;
-  }
-
-  /** What each destination may be given now: its share less what it has in flight. */
-  private shares(): ClaimShares {
-    const rooms = new Map<string, ClaimRoom>();
-    for (const dest of new Set([...this.busy.keys(), ...this.failing])) {
-      const n = this.busy.get(dest) ?? 0;
-      const cap = this.failing.has(dest) ? { soft: 1, hard: 1 } : this.share;
-      rooms.set(dest, { soft: Math.max(0, cap.soft - n), hard: Math.max(0, cap.hard - n) });
-    }
-    return { rooms, fresh: this.share };
+    // Slots still free and destinations not looked at yet in this walk: go on soon.
+    if (claimed.length === free || (claimed.length < free && (cursor.hook !== '' || cursor.mail !== ''))) this.again = true;
   }
 
   /** Notes whether a destination answers: a failed attempt leaves it one slot until one succeeds. */

@@ -135,45 +135,34 @@ export interface ClaimedDelivery extends DeliveryRow {
 export const destinationOf = (d: { webhookId: string | null; projectId: string }): string =>
   d.webhookId === null ? `em:${d.projectId}` : `wh:${d.webhookId}`;
 
-/**
- * How many more of one destination's due deliveries a claim may take: up to `soft` come first (every
- * destination's fair share, oldest first across all of them), then up to `hard` when slots are left.
- */
-export interface ClaimRoom {
-  soft: number;
-  hard: number;
+/** A due delivery as a claim first sees it: enough to choose which to take (core/fair-share.ts). */
+export interface DueRow {
+  id: string;
+  projectId: string;
+  webhookId: string | null;
+  nextAttemptAt: number;
 }
 
-/** The rooms of a claim: those of destinations with sends in flight or failing, and any other's. */
-export interface ClaimShares {
-  rooms: Map<string, ClaimRoom>;
-  fresh: ClaimRoom;
+/**
+ * Where the walk over destinations with pending deliveries goes on from: the last webhook id and the
+ * last project id (emails) looked at (empty: from the start).
+ */
+export interface DueCursor {
+  hook: string;
+  mail: string;
 }
 
-/** Shares that only cap the claim as a whole: the oldest due deliveries first, whatever their destination. */
-export const unshared = (limit: number): ClaimShares => ({ rooms: new Map(), fresh: { soft: limit, hard: limit } });
+export const DUE_START: DueCursor = { hook: '', mail: '' };
 
-/**
- * Picks a claim from each destination's oldest due deliveries (at most its room's `hard`, in due order):
- * first the ones within each destination's `soft` share, oldest first across destinations, then the
- * rest, oldest first, up to `limit`. The same on both dialects (PostgreSQL runs it in SQL).
- */
-export function pickShared<T extends { nextAttemptAt: number | null; id: string }>(
-  perDestination: T[][],
-  softs: number[],
-  limit: number,
-): T[] {
-  const ranked: { row: T; extra: boolean }[] = [];
-  perDestination.forEach((rows, i) => {
-    for (const [rank, row] of rows.entries()) ranked.push({ row, extra: rank >= (softs[i] ?? 0) });
-  });
-  ranked.sort(
-    (a, b) =>
-      Number(a.extra) - Number(b.extra) ||
-      (a.row.nextAttemptAt ?? 0) - (b.row.nextAttemptAt ?? 0) ||
-      (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+/** claimDue from the two steps a dispatcher takes: every destination's due deliveries, the oldest first. */
+export async function claimOldest(store: Pick<EventStore, 'dueCandidates' | 'claimPicked'>, now: number, limit: number, leaseMs: number) {
+  const { rows } = await store.dueCandidates(now, DUE_START, Number.MAX_SAFE_INTEGER, limit);
+  rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return store.claimPicked(
+    rows.slice(0, limit).map((r) => r.id),
+    now,
+    leaseMs,
   );
-  return ranked.slice(0, limit).map((r) => r.row);
 }
 
 export interface DeliveryOutcome {
@@ -237,10 +226,24 @@ export interface EventStore {
   /** Claims up to `limit` events not yet fanned out, turns them into deliveries with `plan`, marks them. */
   fanOut(limit: number, plan: FanOutPlan): Promise<number>;
   /**
-   * Claims up to `limit` due pending deliveries until `now + leaseMs`, shared between destinations by
-   * `shares` (pickShared; default: the oldest due first, whatever their destination).
+   * The oldest due deliveries (up to `perDestination` each) of up to `destinations` webhooks and up to
+   * `destinations` projects' emails that have pending deliveries, walking on from `cursor` in id order
+   * and wrapping around: a claim costs the same however many destinations wait. Returns where to go on
+   * from next time. Reads only: nothing is claimed.
    */
-  claimDue(now: number, limit: number, leaseMs: number, shares?: ClaimShares): Promise<ClaimedDelivery[]>;
+  dueCandidates(
+    now: number,
+    cursor: DueCursor,
+    destinations: number,
+    perDestination: number,
+  ): Promise<{ rows: DueRow[]; cursor: DueCursor }>;
+  /**
+   * Claims these deliveries until `now + leaseMs`: those still pending and due (another dispatcher may
+   * have claimed some since they were read).
+   */
+  claimPicked(ids: string[], now: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** Claims up to `limit` due pending deliveries until `now + leaseMs`, the oldest due first (tests, tools). */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
   /** Claims one delivery of a webhook now, whatever its status (manual retry). */
   claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number): Promise<ClaimedDelivery | undefined>;
   /** Records an attempt's outcome if the claim still holds; false when another dispatcher took it over. */

@@ -70,6 +70,34 @@ export async function startHookReceiver(): Promise<HookReceiver> {
   return r;
 }
 
+/** An HTTP endpoint that reads each request and never answers it; counts them. */
+export interface Blackhole {
+  url: string;
+  open: number;
+  /** The most open at once since the last reset. */
+  peak: number;
+  /** Requests the sender gave up on (its timeout closed them). */
+  closed: number;
+  close(): Promise<void>;
+}
+
+export async function startBlackhole(): Promise<Blackhole> {
+  const b: Blackhole = { url: '', open: 0, peak: 0, closed: 0, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    b.open++;
+    b.peak = Math.max(b.peak, b.open);
+    req.resume();
+    res.on('close', () => {
+      b.open--;
+      b.closed++;
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  b.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  b.close = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
+  return b;
+}
+
 export interface MailReceiver {
   port: number;
   mails: ParsedMail[];

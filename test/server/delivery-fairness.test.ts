@@ -2,11 +2,9 @@
 // (the dispatcher shares its 16 send slots by destination: src/core/dispatcher.ts). Over HTTP on the
 // suite's database (SQLite, and PostgreSQL in the pg project), with a real receiver that hangs every
 // request and one that answers at once.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
-import { startHookReceiver, waitFor, type HookReceiver } from '../helpers/receivers.js';
+import { type Blackhole, startBlackhole, startHookReceiver, waitFor, type HookReceiver } from '../helpers/receivers.js';
 import {
   cleanup,
   type Client,
@@ -18,34 +16,6 @@ import {
   uniqueEmail,
   type TestServer,
 } from '../helpers/server.js';
-
-/** An HTTP endpoint that reads each request and never answers it; counts them. */
-interface Blackhole {
-  url: string;
-  open: number;
-  /** The most open at once since the last reset. */
-  peak: number;
-  /** Requests the sender gave up on (its timeout closed them). */
-  closed: number;
-  close(): Promise<void>;
-}
-
-async function startBlackhole(): Promise<Blackhole> {
-  const b: Blackhole = { url: '', open: 0, peak: 0, closed: 0, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    b.open++;
-    b.peak = Math.max(b.peak, b.open);
-    req.resume();
-    res.on('close', () => {
-      b.open--;
-      b.closed++;
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  b.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  b.close = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
-  return b;
-}
 
 let srv: TestServer;
 let c: Client;

@@ -1,9 +1,10 @@
-// A claim shares the send slots by destination (each webhook, each project's email), at the Store level
-// on the suite's database (SQLite, or PostgreSQL in the pg project): every destination's soft share
-// first, oldest first across destinations, then what is left up to each one's hard limit.
+// The two steps of a claim at the Store level, on the suite's database (SQLite, or PostgreSQL in the
+// pg project): dueCandidates walks the destinations with pending deliveries (each webhook, each
+// project's email) from a cursor, a bounded number at a time, wrapping around, with each one's oldest
+// due rows; claimPicked leases the rows picked, those still pending and due.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/index.js';
-import { type ClaimShares, type NewDelivery, pickShared, unshared } from '../../src/db/outbox.js';
+import { DUE_START, type DueCursor, type NewDelivery } from '../../src/db/outbox.js';
 import { adapterFor } from '../store/adapters.js';
 import { project, user, webhook } from '../store/conformance.js';
 import { DIALECT } from '../helpers/server.js';
@@ -11,6 +12,7 @@ import { DIALECT } from '../helpers/server.js';
 let store: Store;
 let dispose: () => Promise<void>;
 const T0 = 1_700_000_000_000;
+const NOW = T0 + 1_000;
 
 const hookRow = (id: string, projectId: string, webhookId: string, at: number): NewDelivery => ({
   id,
@@ -39,58 +41,68 @@ beforeAll(async () => {
   await store.insertUser(u);
   await store.insertProject(project(u.id, { id: 'prj_sh1', name: 'S1', slug: 'shares-one' }));
   await store.insertProject(project(u.id, { id: 'prj_sh2', name: 'S2', slug: 'shares-two' }));
-  await store.events.insertWebhook(webhook('prj_sh1', 'wh_sh_a', ['entry.created']));
-  await store.events.insertWebhook(webhook('prj_sh2', 'wh_sh_b', ['entry.created']));
+  for (const h of ['wh_sh_a', 'wh_sh_b', 'wh_sh_c']) await store.events.insertWebhook(webhook('prj_sh1', h, ['entry.created']));
   await store.events.append(
     {},
     [
-      // Webhook a has the ten oldest, b three after them, then two emails of each project.
-      ...Array.from({ length: 10 }, (_, i) => hookRow(`dlv_a${i}`, 'prj_sh1', 'wh_sh_a', T0 + i)),
-      ...Array.from({ length: 3 }, (_, i) => hookRow(`dlv_b${i}`, 'prj_sh2', 'wh_sh_b', T0 + 100 + i)),
+      // Webhook a: five due; b: two due and one not yet; c: one not due yet. Two projects' emails.
+      ...Array.from({ length: 5 }, (_, i) => hookRow(`dlv_a${i}`, 'prj_sh1', 'wh_sh_a', T0 + i)),
+      hookRow('dlv_b0', 'prj_sh1', 'wh_sh_b', T0 + 100),
+      hookRow('dlv_b1', 'prj_sh1', 'wh_sh_b', T0 + 101),
+      hookRow('dlv_b2', 'prj_sh1', 'wh_sh_b', T0 + 10_000),
+      hookRow('dlv_c0', 'prj_sh1', 'wh_sh_c', T0 + 10_000),
       mailRow('dlv_m10', 'prj_sh1', T0 + 200),
-      mailRow('dlv_m11', 'prj_sh1', T0 + 201),
       mailRow('dlv_m20', 'prj_sh2', T0 + 300),
       mailRow('dlv_m21', 'prj_sh2', T0 + 301),
-      // Not due yet: never claimed.
-      hookRow('dlv_later', 'prj_sh2', 'wh_sh_b', T0 + 10_000),
     ],
     true,
   );
 });
 afterAll(async () => dispose?.());
 
-describe(`claims shared by destination on ${DIALECT}`, () => {
-  it('takes every destination’s soft share first, then the oldest of the rest, within each hard limit', async () => {
-    const shares: ClaimShares = {
-      // Webhook a has sends in flight: nothing within a share is left to it, and one more at most.
-      rooms: new Map([['wh:wh_sh_a', { soft: 0, hard: 1 }]]),
-      fresh: { soft: 2, hard: 6 },
-    };
-    const claimed = await store.events.claimDue(T0 + 1_000, 8, 60_000, shares);
-    expect(claimed.map((d) => d.id).sort()).toEqual(
-      // Shares: b0 b1, m10 m11, m20 m21; then the oldest left: a0 (a's one), b2.
-      ['dlv_a0', 'dlv_b0', 'dlv_b1', 'dlv_b2', 'dlv_m10', 'dlv_m11', 'dlv_m20', 'dlv_m21'],
-    );
-    for (const d of claimed) expect(d.lease).toBe(T0 + 1_000 + 60_000);
+const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
+
+describe(`claims in two steps on ${DIALECT}`, () => {
+  it('reads every destination’s oldest due rows, up to perDestination each, and claims nothing', async () => {
+    const { rows, cursor } = await store.events.dueCandidates(NOW, DUE_START, 64, 2);
+    expect(ids(rows)).toEqual(['dlv_a0', 'dlv_a1', 'dlv_b0', 'dlv_b1', 'dlv_m10', 'dlv_m20', 'dlv_m21']);
+    expect(rows.find((r) => r.id === 'dlv_m20')).toEqual({ id: 'dlv_m20', projectId: 'prj_sh2', webhookId: null, nextAttemptAt: T0 + 300 });
+    expect(cursor).toEqual(DUE_START); // every destination was looked at
+    expect(ids((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).rows)).toHaveLength(7); // still there
   });
 
-  it('a destination with no room gives nothing, however old its deliveries', async () => {
-    const shares: ClaimShares = { rooms: new Map([['wh:wh_sh_a', { soft: 0, hard: 0 }]]), fresh: { soft: 4, hard: 12 } };
-    expect(await store.events.claimDue(T0 + 1_000, 16, 60_000, shares)).toEqual([]); // all but a's are claimed
-    const rest = await store.events.claimDue(T0 + 1_000, 3, 60_000, unshared(3));
-    expect(rest.map((d) => d.id)).toEqual(['dlv_a1', 'dlv_a2', 'dlv_a3']); // unshared: the oldest due first
+  it('looks at a bounded number of destinations per call, going on from the cursor and wrapping around', async () => {
+    const seen: string[][] = [];
+    let cursor: DueCursor = DUE_START;
+    for (let i = 0; i < 4; i++) {
+      const r = await store.events.dueCandidates(NOW, cursor, 1, 1);
+      seen.push(ids(r.rows));
+      cursor = r.cursor;
+    }
+    // Webhooks a, b, c (c has nothing due), then from the start again; emails of prj_sh1, prj_sh2, then again.
+    expect(seen).toEqual([
+      ['dlv_a0', 'dlv_m10'],
+      ['dlv_b0', 'dlv_m20'],
+      ['dlv_m10'], // c: nothing due; the emails wrapped to prj_sh1
+      ['dlv_a0', 'dlv_m20'],
+    ]);
+    // A cursor past every destination wraps at once.
+    const last = await store.events.dueCandidates(NOW, { hook: 'wh_sh_z', mail: 'prj_sh9' }, 2, 1);
+    expect(ids(last.rows)).toEqual(['dlv_a0', 'dlv_b0', 'dlv_m10', 'dlv_m20']);
   });
 
-  it('pickShared orders shares before the rest, then by due time and id', () => {
-    const row = (id: string, at: number) => ({ id, nextAttemptAt: at });
-    const picked = pickShared(
-      [
-        [row('x1', 1), row('x2', 2), row('x3', 3)],
-        [row('y1', 5), row('y2', 6)],
-      ],
-      [1, 2],
-      4,
-    );
-    expect(picked.map((r) => r.id)).toEqual(['x1', 'y1', 'y2', 'x2']);
+  it('claims the rows picked that are still pending and due, once', async () => {
+    const claimed = await store.events.claimPicked(['dlv_a0', 'dlv_m20', 'dlv_b2'], NOW, 60_000);
+    expect(ids(claimed)).toEqual(['dlv_a0', 'dlv_m20']); // b2 is not due yet
+    for (const d of claimed) expect(d.lease).toBe(NOW + 60_000);
+    expect(await store.events.claimPicked(['dlv_a0'], NOW, 60_000)).toEqual([]); // leased: not due any more
+    const { rows } = await store.events.dueCandidates(NOW, DUE_START, 64, 10);
+    expect(ids(rows)).not.toContain('dlv_a0');
+    expect(ids(rows)).not.toContain('dlv_m20');
+  });
+
+  it('claimDue takes the oldest due first, whatever the destination', async () => {
+    const claimed = await store.events.claimDue(NOW, 3, 60_000);
+    expect(ids(claimed)).toEqual(['dlv_a1', 'dlv_a2', 'dlv_a3']);
   });
 });

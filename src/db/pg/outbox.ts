@@ -6,7 +6,9 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   type ClaimedDelivery,
-  type ClaimShares,
+  claimOldest,
+  type DueCursor,
+  type DueRow,
   DISABLED,
   eventIdFloor,
   type DeliveryOutcome,
@@ -22,7 +24,6 @@ import {
   type WebhookPatch,
   type WebhookRow,
   planFanOut,
-  unshared,
   withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
@@ -289,54 +290,90 @@ export class PgEventStore implements EventStore {
     });
   }
 
-  async claimDue(now: number, limit: number, leaseMs: number, shares: ClaimShares = unshared(limit)) {
-    const lease = now + leaseMs;
-    const keys = [...shares.rooms.keys()];
-    const room = (k: string) => shares.rooms.get(k) ?? shares.fresh;
-    // pickShared in one statement. The destinations with pending deliveries come from a skip scan of the
-    // two due indexes (migration 0013: one seek per destination, however long its backlog); each gives
-    // its oldest due rows up to its room's hard limit (locked, skipping other instances' claims); the
-    // claim takes those within each destination's soft share first, then the rest, oldest first. Named:
-    // planning this statement took longer than running it (1.7 against 1.1 ms, 100k due).
-    const r = await this.prepared.execute<DeliveryRow & Record<string, unknown>>(sql`
-      WITH RECURSIVE hooks(w) AS (
-        (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id IS NOT NULL ORDER BY webhook_id LIMIT 1)
+  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number) {
+    const [hook, mail] = await Promise.all([
+      this.walkDue('hook', now, cursor.hook, destinations, perDestination),
+      this.walkDue('mail', now, cursor.mail, destinations, perDestination),
+    ]);
+    return { rows: [...hook.rows, ...mail.rows], cursor: { hook: hook.cursor, mail: mail.cursor } };
+  }
+
+  /**
+   * As SQLite's walk: the destinations with pending rows after `from`, then from the start up to
+   * `from`, until `max` were looked at, with each one's due rows. Each stretch is one statement: a skip
+   * scan of the due index (migration 0013, one seek per destination) and a probe of each destination.
+   */
+  private async walkDue(kind: 'hook' | 'mail', now: number, from: string, max: number, per: number) {
+    const rows: DueRow[] = [];
+    const first = await this.dueStretch(kind, now, from, null, max, per, rows);
+    if (first.seen === max) return { rows, cursor: first.last };
+    if (from === '') return { rows, cursor: '' };
+    const rest = await this.dueStretch(kind, now, '', from, max - first.seen, per, rows);
+    return { rows, cursor: rest.seen === max - first.seen ? rest.last : '' };
+  }
+
+  private async dueStretch(
+    kind: 'hook' | 'mail',
+    now: number,
+    after: string,
+    upTo: string | null,
+    max: number,
+    per: number,
+    rows: DueRow[],
+  ): Promise<{ seen: number; last: string }> {
+    const col = sql.raw(kind === 'hook' ? 'webhook_id' : 'project_id');
+    const which = sql.raw(kind === 'hook' ? 'webhook_id IS NOT NULL' : 'webhook_id IS NULL');
+    const bound = (t: string) => (upTo === null ? sql`` : sql` AND ${sql.raw(t)}.${col} <= ${upTo}`);
+    // Named: run on every claim, planned once per connection.
+    const r = await this.prepared.execute<{
+      dest: string;
+      id: string | null;
+      projectId: string;
+      webhookId: string | null;
+      nextAttemptAt: number;
+    }>(sql`
+      WITH RECURSIVE d(dest, n) AS (
+        (SELECT x.${col}, 1::bigint FROM deliveries x WHERE x.status = 'pending' AND x.${which} AND x.${col} > ${after}${bound('x')}
+         ORDER BY x.${col} LIMIT 1)
         UNION ALL
-        SELECT (SELECT d.webhook_id FROM deliveries d
-                WHERE d.status = 'pending' AND d.webhook_id IS NOT NULL AND d.webhook_id > hooks.w ORDER BY d.webhook_id LIMIT 1)
-        FROM hooks WHERE hooks.w IS NOT NULL
-      ), mails(p) AS (
-        (SELECT project_id FROM deliveries WHERE status = 'pending' AND webhook_id IS NULL ORDER BY project_id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT d.project_id FROM deliveries d
-                WHERE d.status = 'pending' AND d.webhook_id IS NULL AND d.project_id > mails.p ORDER BY d.project_id LIMIT 1)
-        FROM mails WHERE mails.p IS NOT NULL
-      ), rooms AS (
-        SELECT * FROM unnest(${sql.param(keys)}::text[], ${sql.param(keys.map((k) => room(k).soft))}::int[],
-                             ${sql.param(keys.map((k) => room(k).hard))}::int[]) AS r(k, soft, hard)
-      ), hook_rooms AS (
-        SELECT h.w, coalesce(r.soft, ${shares.fresh.soft}::int) AS soft, greatest(coalesce(r.hard, ${shares.fresh.hard}::int), 0) AS hard
-        FROM hooks h LEFT JOIN rooms r ON r.k = 'wh:' || h.w WHERE h.w IS NOT NULL
-      ), mail_rooms AS (
-        SELECT m.p, coalesce(r.soft, ${shares.fresh.soft}::int) AS soft, greatest(coalesce(r.hard, ${shares.fresh.hard}::int), 0) AS hard
-        FROM mails m LEFT JOIN rooms r ON r.k = 'em:' || m.p WHERE m.p IS NOT NULL
-      ), cand AS (
-        SELECT c.id, c.next_attempt_at, c.rn > hr.soft AS extra FROM hook_rooms hr, LATERAL (
-          SELECT y.id, y.next_attempt_at, row_number() OVER (ORDER BY y.next_attempt_at, y.id) AS rn FROM (
-            SELECT x.id, x.next_attempt_at FROM deliveries x
-            WHERE x.status = 'pending' AND x.webhook_id = hr.w AND x.next_attempt_at <= ${now}
-            ORDER BY x.next_attempt_at LIMIT least(hr.hard, ${limit}::int) FOR UPDATE SKIP LOCKED) y) c
-        UNION ALL
-        SELECT c.id, c.next_attempt_at, c.rn > mr.soft FROM mail_rooms mr, LATERAL (
-          SELECT y.id, y.next_attempt_at, row_number() OVER (ORDER BY y.next_attempt_at, y.id) AS rn FROM (
-            SELECT x.id, x.next_attempt_at FROM deliveries x
-            WHERE x.status = 'pending' AND x.webhook_id IS NULL AND x.project_id = mr.p AND x.next_attempt_at <= ${now}
-            ORDER BY x.next_attempt_at LIMIT least(mr.hard, ${limit}::int) FOR UPDATE SKIP LOCKED) y) c
+        SELECT (SELECT x.${col} FROM deliveries x
+                WHERE x.status = 'pending' AND x.${which} AND x.${col} > d.dest${bound('x')} ORDER BY x.${col} LIMIT 1), d.n + 1
+        FROM d WHERE d.dest IS NOT NULL AND d.n < ${max}::bigint
       )
+      SELECT d.dest, c.id, c.project_id AS "projectId", c.webhook_id AS "webhookId", c.next_attempt_at::float8 AS "nextAttemptAt"
+      FROM d LEFT JOIN LATERAL (
+        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
+        WHERE y.status = 'pending' AND y.${which} AND y.${col} = d.dest AND y.next_attempt_at <= ${now}
+        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c ON true
+      WHERE d.dest IS NOT NULL
+      ORDER BY d.dest, c.next_attempt_at`);
+    let seen = 0;
+    let last = '';
+    for (const row of r.rows) {
+      if (row.dest !== last) {
+        seen++;
+        last = row.dest;
+      }
+      if (row.id !== null) rows.push({ id: row.id, projectId: row.projectId, webhookId: row.webhookId, nextAttemptAt: row.nextAttemptAt });
+    }
+    return { seen, last };
+  }
+
+  async claimPicked(ids: string[], now: number, leaseMs: number) {
+    if (!ids.length) return [];
+    const lease = now + leaseMs;
+    // No row was locked when the candidates were read: the UPDATE takes those still pending and due
+    // (another instance may have claimed some since; under READ COMMITTED a row it is claiming right
+    // now is re-checked after its commit, and left to it).
+    const r = await this.prepared.execute<DeliveryRow & Record<string, unknown>>(sql`
       UPDATE deliveries SET next_attempt_at = ${lease}
-      WHERE id IN (SELECT id FROM cand ORDER BY extra, next_attempt_at, id LIMIT ${limit})
+      WHERE id = ANY(${sql.param(ids)}::text[]) AND status = 'pending' AND next_attempt_at <= ${now}
       RETURNING ${DELIVERY_COLS}`);
     return this.withContext(r.rows, lease);
+  }
+
+  async claimDue(now: number, limit: number, leaseMs: number) {
+    return claimOldest(this, now, limit, leaseMs);
   }
 
   async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {

@@ -6,9 +6,10 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import {
   type ClaimedDelivery,
-  type ClaimShares,
+  claimOldest,
   DISABLED,
-  destinationOf,
+  type DueCursor,
+  type DueRow,
   eventIdFloor,
   type DeliveryOutcome,
   type DeliveryRow,
@@ -21,9 +22,7 @@ import {
   type TemplatePatch,
   type WebhookPatch,
   type WebhookRow,
-  pickShared,
   planFanOut,
-  unshared,
   withClaimContext,
 } from '../outbox.js';
 import type { Counted, PageArgs, ProjectRow } from '../store.js';
@@ -300,18 +299,84 @@ export class SqliteEventStore implements EventStore {
       .immediate();
   }
 
-  async claimDue(now: number, limit: number, leaseMs: number, shares: ClaimShares = unshared(limit)) {
+  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number) {
+    const rows: DueRow[] = [];
+    const cols = `id, project_id AS projectId, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt`;
+    // INDEXED BY: without statistics the planner would take deliveries_webhook_idx for `webhook_id IS
+    // NULL` and read every email row ever sent.
+    const hook = this.walkDue(
+      rows,
+      now,
+      cursor.hook,
+      destinations,
+      perDestination,
+      this.stmt(`SELECT webhook_id AS id FROM deliveries
+        WHERE status = 'pending' AND webhook_id IS NOT NULL AND webhook_id > ? ORDER BY webhook_id LIMIT 1`),
+      this.stmt(`SELECT ${cols} FROM deliveries
+        WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
+    );
+    const mail = this.walkDue(
+      rows,
+      now,
+      cursor.mail,
+      destinations,
+      perDestination,
+      this.stmt(`SELECT project_id AS id FROM deliveries INDEXED BY deliveries_mail_due_idx
+        WHERE status = 'pending' AND webhook_id IS NULL AND project_id > ? ORDER BY project_id LIMIT 1`),
+      this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
+        WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
+    );
+    return { rows, cursor: { hook, mail } };
+  }
+
+  /**
+   * Walks the destinations with pending rows after `from` (one index seek each, migration 0016), then
+   * from the start up to `from`, until `max` were looked at; adds each one's due rows to `rows`.
+   * Returns the last destination looked at, or '' when every one was.
+   */
+  private walkDue(
+    rows: DueRow[],
+    now: number,
+    from: string,
+    max: number,
+    per: number,
+    next: Database.Statement,
+    due: Database.Statement,
+  ): string {
+    let at = from;
+    let wrapped = false;
+    for (let seen = 0; seen < max; ) {
+      const r = next.get(at) as { id: string } | undefined;
+      if (!r || (wrapped && r.id > from)) {
+        if (wrapped || from === '') return '';
+        wrapped = true;
+        at = '';
+        continue;
+      }
+      at = r.id;
+      seen++;
+      for (const d of due.all(r.id, now, per) as DueRow[]) rows.push(d);
+    }
+    return at;
+  }
+
+  async claimPicked(ids: string[], now: number, leaseMs: number) {
+    if (!ids.length) return [];
     const lease = now + leaseMs;
-    // Nothing claimable (the usual answer while the only destination with work has no room left): no
-    // write transaction, whose lock a join batch would wait for.
-    if (!this.dueShared(now, limit, shares).length) return [];
     // Not fsynced (sync.ts): a claim lost on a power cut only means the delivery is sent again (at least once).
     const rows = unsynced(this.sqlite, () =>
       this.sqlite
         .transaction(() => {
-          // RETURNING: the claimed row as it is now (leased), as on PostgreSQL.
-          const claim = this.stmt(`UPDATE deliveries SET next_attempt_at = ? WHERE id = ? RETURNING ${DELIVERY_COLS}`);
-          return this.dueShared(now, limit, shares).map((d) => claim.get(lease, d.id) as DeliveryRow);
+          // RETURNING: the claimed row as it is now (leased), as on PostgreSQL. A row no longer pending
+          // and due (sent by a manual retry meanwhile) is left alone.
+          const claim = this.stmt(`UPDATE deliveries SET next_attempt_at = ?
+            WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? RETURNING ${DELIVERY_COLS}`);
+          const out: DeliveryRow[] = [];
+          for (const id of ids) {
+            const row = claim.get(lease, id, now) as DeliveryRow | undefined;
+            if (row) out.push(row);
+          }
+          return out;
         })
         .immediate(),
     );
@@ -321,44 +386,22 @@ export class SqliteEventStore implements EventStore {
     return this.withContext(rows, lease);
   }
 
-  /**
-   * Each destination with pending deliveries: a skip scan of the two due indexes (migration 0016), one
-   * seek per destination, however many deliveries each one has waiting.
-   */
+  async claimDue(now: number, limit: number, leaseMs: number) {
+    return claimOldest(this, now, limit, leaseMs);
+  }
+
+  /** Each destination with pending deliveries (releaseClaims, at start). */
   private pendingDestinations() {
     const out: { webhookId: string | null; projectId: string }[] = [];
     const nextHook = this.stmt(`SELECT webhook_id AS w FROM deliveries
       WHERE status = 'pending' AND webhook_id IS NOT NULL AND webhook_id > ? ORDER BY webhook_id LIMIT 1`);
     for (let r = nextHook.get('') as { w: string } | undefined; r; r = nextHook.get(r.w) as { w: string } | undefined)
       out.push({ webhookId: r.w, projectId: '' });
-    // INDEXED BY: without statistics the planner would take deliveries_webhook_idx for `webhook_id IS
-    // NULL` and read every email row ever sent.
     const nextMail = this.stmt(`SELECT project_id AS p FROM deliveries INDEXED BY deliveries_mail_due_idx
       WHERE status = 'pending' AND webhook_id IS NULL AND project_id > ? ORDER BY project_id LIMIT 1`);
     for (let r = nextMail.get('') as { p: string } | undefined; r; r = nextMail.get(r.p) as { p: string } | undefined)
       out.push({ webhookId: null, projectId: r.p });
     return out;
-  }
-
-  /** The due deliveries of a claim: each destination's oldest, up to its room, shared by pickShared. */
-  private dueShared(now: number, limit: number, shares: ClaimShares) {
-    const hookDue = this.stmt(`SELECT id, next_attempt_at AS nextAttemptAt FROM deliveries
-      WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`);
-    const mailDue = this.stmt(`SELECT id, next_attempt_at AS nextAttemptAt FROM deliveries INDEXED BY deliveries_mail_due_idx
-      WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`);
-    type Due = { id: string; nextAttemptAt: number };
-    const lists: Due[][] = [];
-    const softs: number[] = [];
-    for (const d of this.pendingDestinations()) {
-      const room = shares.rooms.get(destinationOf(d)) ?? shares.fresh;
-      if (room.hard <= 0) continue;
-      const take = Math.min(room.hard, limit);
-      const rows = (d.webhookId === null ? mailDue.all(d.projectId, now, take) : hookDue.all(d.webhookId, now, take)) as Due[];
-      if (!rows.length) continue;
-      lists.push(rows);
-      softs.push(room.soft);
-    }
-    return pickShared(lists, softs, limit);
   }
 
   async claimOne(webhookId: string, deliveryId: string, now: number, leaseMs: number) {
