@@ -134,7 +134,7 @@ export class Dispatcher {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0 || this.stopped) return;
     const now = Date.now();
-    const { rows, cursor } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free));
+    const { rows, cursor, wrapped } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free));
     this.cursor = cursor;
     const picked = pickFair(rows, free, this.shares, { busy: this.busy, failing: this.failing });
     const claimed = picked.length
@@ -162,8 +162,9 @@ export class Dispatcher {
         });
       this.inflight.add(p);
     }
-    // Slots still free and destinations not looked at yet in this walk: go on soon.
-    if (claimed.length === free || (claimed.length < free && (cursor.hook !== '' || cursor.mail !== ''))) this.again = true;
+    // Slots still free and destinations not looked at yet in this cycle of the walk: go on soon. Once a
+    // walk has come round, the next cycle waits for a wake (a commit, a send done) or the poll.
+    if (claimed.length === free || !wrapped) this.again = true;
   }
 
   /** Notes whether a destination answers: a failed attempt leaves it one slot until one succeeds. */

@@ -229,14 +229,15 @@ export interface EventStore {
    * The oldest due deliveries (up to `perDestination` each) of up to `destinations` webhooks and up to
    * `destinations` projects' emails that have pending deliveries, walking on from `cursor` in id order
    * and wrapping around: a claim costs the same however many destinations wait. Returns where to go on
-   * from next time. Reads only: nothing is claimed.
+   * from next time, and whether either walk came to the end of the destinations on the way (`wrapped`:
+   * every destination was looked at since the walk last did). Reads only: nothing is claimed.
    */
   dueCandidates(
     now: number,
     cursor: DueCursor,
     destinations: number,
     perDestination: number,
-  ): Promise<{ rows: DueRow[]; cursor: DueCursor }>;
+  ): Promise<{ rows: DueRow[]; cursor: DueCursor; wrapped: boolean }>;
   /**
    * Claims these deliveries until `now + leaseMs`: those still pending and due (another dispatcher may
    * have claimed some since they were read).

@@ -68,15 +68,18 @@ describe(`claims in two steps on ${DIALECT}`, () => {
     expect(ids(rows)).toEqual(['dlv_a0', 'dlv_a1', 'dlv_b0', 'dlv_b1', 'dlv_m10', 'dlv_m20', 'dlv_m21']);
     expect(rows.find((r) => r.id === 'dlv_m20')).toEqual({ id: 'dlv_m20', projectId: 'prj_sh2', webhookId: null, nextAttemptAt: T0 + 300 });
     expect(cursor).toEqual(DUE_START); // every destination was looked at
+    expect((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).wrapped).toBe(true);
     expect(ids((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).rows)).toHaveLength(7); // still there
   });
 
   it('looks at a bounded number of destinations per call, going on from the cursor and wrapping around', async () => {
     const seen: string[][] = [];
+    const wrapped: boolean[] = [];
     let cursor: DueCursor = DUE_START;
     for (let i = 0; i < 4; i++) {
       const r = await store.events.dueCandidates(NOW, cursor, 1, 1);
       seen.push(ids(r.rows));
+      wrapped.push(r.wrapped);
       cursor = r.cursor;
     }
     // Webhooks a, b, c (c has nothing due), then from the start again; emails of prj_sh1, prj_sh2, then again.
@@ -86,6 +89,7 @@ describe(`claims in two steps on ${DIALECT}`, () => {
       ['dlv_m10'], // c: nothing due; the emails wrapped to prj_sh1
       ['dlv_a0', 'dlv_m20'],
     ]);
+    expect(wrapped).toEqual([false, false, true, true]); // the emails came round in the third, the webhooks in the fourth
     // A cursor past every destination wraps at once.
     const last = await store.events.dueCandidates(NOW, { hook: 'wh_sh_z', mail: 'prj_sh9' }, 2, 1);
     expect(ids(last.rows)).toEqual(['dlv_a0', 'dlv_b0', 'dlv_m10', 'dlv_m20']);

@@ -295,7 +295,7 @@ export class PgEventStore implements EventStore {
       this.walkDue('hook', now, cursor.hook, destinations, perDestination),
       this.walkDue('mail', now, cursor.mail, destinations, perDestination),
     ]);
-    return { rows: [...hook.rows, ...mail.rows], cursor: { hook: hook.cursor, mail: mail.cursor } };
+    return { rows: [...hook.rows, ...mail.rows], cursor: { hook: hook.cursor, mail: mail.cursor }, wrapped: hook.wrapped || mail.wrapped };
   }
 
   /**
@@ -306,10 +306,10 @@ export class PgEventStore implements EventStore {
   private async walkDue(kind: 'hook' | 'mail', now: number, from: string, max: number, per: number) {
     const rows: DueRow[] = [];
     const first = await this.dueStretch(kind, now, from, null, max, per, rows);
-    if (first.seen === max) return { rows, cursor: first.last };
-    if (from === '') return { rows, cursor: '' };
+    if (first.seen === max) return { rows, cursor: first.last, wrapped: false };
+    if (from === '') return { rows, cursor: '', wrapped: true };
     const rest = await this.dueStretch(kind, now, '', from, max - first.seen, per, rows);
-    return { rows, cursor: rest.seen === max - first.seen ? rest.last : '' };
+    return { rows, cursor: rest.seen === max - first.seen ? rest.last : '', wrapped: true };
   }
 
   private async dueStretch(

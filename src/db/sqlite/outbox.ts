@@ -326,13 +326,13 @@ export class SqliteEventStore implements EventStore {
       this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
         WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
     );
-    return { rows, cursor: { hook, mail } };
+    return { rows, cursor: { hook: hook.at, mail: mail.at }, wrapped: hook.wrapped || mail.wrapped };
   }
 
   /**
    * Walks the destinations with pending rows after `from` (one index seek each, migration 0016), then
    * from the start up to `from`, until `max` were looked at; adds each one's due rows to `rows`.
-   * Returns the last destination looked at, or '' when every one was.
+   * Returns the last destination looked at ('' when every one was), and whether the end was passed.
    */
   private walkDue(
     rows: DueRow[],
@@ -342,13 +342,13 @@ export class SqliteEventStore implements EventStore {
     per: number,
     next: Database.Statement,
     due: Database.Statement,
-  ): string {
+  ): { at: string; wrapped: boolean } {
     let at = from;
     let wrapped = false;
     for (let seen = 0; seen < max; ) {
       const r = next.get(at) as { id: string } | undefined;
       if (!r || (wrapped && r.id > from)) {
-        if (wrapped || from === '') return '';
+        if (wrapped || from === '') return { at: '', wrapped: true };
         wrapped = true;
         at = '';
         continue;
@@ -357,7 +357,7 @@ export class SqliteEventStore implements EventStore {
       seen++;
       for (const d of due.all(r.id, now, per) as DueRow[]) rows.push(d);
     }
-    return at;
+    return { at, wrapped };
   }
 
   async claimPicked(ids: string[], now: number, leaseMs: number) {
