@@ -2,6 +2,7 @@
 // that did not arrive whole within --request-timeout (or --import-timeout; its headers within --headers-timeout), bytes
 // that are not HTTP. Node answered these with a bare status line and no body; they get the error
 // envelope like every other error, then the connection closes (as Node does: the parser cannot go on).
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** [status, reason phrase, error.code, message] by the parser's error code. */
@@ -37,8 +38,34 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   socket.destroy(err);
 }
 
-/** A request whose body did not arrive within its deadline (deadline.ts): 408 as Node answers it, then closed. */
-export function answerRequestTimeout(socket: Duplex): void {
-  answer(socket, 'ERR_HTTP_REQUEST_TIMEOUT');
+/**
+ * A request whose body did not arrive within its deadline (deadline.ts): 408 as Node answers it, then
+ * closed. A request already answered (a route that did not need its body: 401, 404…) gets no second
+ * answer: its connection is only closed.
+ */
+export function answerRequestTimeout(socket: Duplex, answered: boolean): void {
+  if (!answered) answer(socket, 'ERR_HTTP_REQUEST_TIMEOUT');
   socket.destroy();
+}
+
+/**
+ * A request with an `Expect` other than 100-continue: 417 in the error envelope, and the connection
+ * closes (the body is not read). Node answers these itself before any 'request' event, bare, and
+ * without its request timeout (off: deadline.ts) the connection could be held open by a trickle.
+ */
+export function expectationFailed(res: ServerResponse): void {
+  const body = JSON.stringify({
+    status: 'error',
+    message: 'Only "Expect: 100-continue" is supported',
+    error: { code: 'expectation_failed' },
+    timestamp: Date.now(),
+  });
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
+  res.end(body);
 }

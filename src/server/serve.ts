@@ -11,7 +11,7 @@ import { Dispatcher, type DispatcherOptions, LEASE_MS } from '../core/dispatcher
 import { Mailer, SEND_DEADLINE_MS } from '../core/mailer.js';
 import { createApp } from './app.js';
 import type { ServerOptions } from './context.js';
-import { answerClientError, answerRequestTimeout } from './client-error.js';
+import { answerClientError, answerRequestTimeout, expectationFailed } from './client-error.js';
 import { overdue, requestStarted } from './deadline.js';
 import { compileTrust } from './client-ip.js';
 import { AuthLimiter, JoinLimiter } from './ratelimit.js';
@@ -129,11 +129,18 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     const now = Date.now();
     for (const socket of sockets) {
       const res = (socket as TrackedSocket)[LATEST];
-      if (res && overdue(res.req, now, requestTimeoutMs)) answerRequestTimeout(socket);
+      if (res && overdue(res.req, now, requestTimeoutMs)) answerRequestTimeout(socket, res.headersSent);
     }
   }, 1000);
   deadlines.unref();
   server.on('clientError', answerClientError);
+  // An `Expect` other than 100-continue: answered here (Node's own answer comes before any 'request'
+  // event, so no deadline would cover the connection), under the same deadline as any request.
+  server.on('checkExpectation', (req, res) => {
+    requestStarted(req, Date.now());
+    (req.socket as TrackedSocket)[LATEST] = res;
+    expectationFailed(res);
+  });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

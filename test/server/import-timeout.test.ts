@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/api.js';
+import { raw } from '../helpers/raw.js';
 import { cleanup, type Client, projectWithKey, signedUp, startServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -106,6 +107,36 @@ describe('the import timeout', () => {
     );
     expect(r.status).toBe(404);
     expect(Date.now() - t).toBeLessThan(4_000);
+  });
+});
+
+describe('deadlines that must not be escaped (second audit)', () => {
+  const head = (path: string, extra = '') =>
+    `POST ${path} HTTP/1.1\r\nHost: ${new URL(srv.url).host}\r\nContent-Type: text/csv\r\nContent-Length: 1000000\r\n${extra}\r\n`;
+  const trickle = { feed: () => 'x\n', everyMs: 100, waitMs: 8_000 };
+
+  it('an Expect other than 100-continue: 417 in the envelope, and the connection closes at the request timeout', async () => {
+    const r = await raw(srv.url, head('/api/auth/login', 'Expect: x\r\n'), trickle);
+    expect(r.status).toBe(417);
+    expect(JSON.parse(r.text.slice(r.text.indexOf('\r\n\r\n') + 4)).error).toEqual({ code: 'expectation_failed' });
+    expect(r.closed).toBe(true);
+    expect(r.ms).toBeLessThan(4_000);
+  });
+
+  it("an owner's import refused early (no email column) gives the rest of its body the request timeout, not the import's", async () => {
+    const p = await projectWithKey(owner, 'No email column');
+    const r = await raw(srv.url, head(`/api/project/${p.projectId}/import?format=csv`, `Cookie: ${owner.cookie}\r\n`) + 'name\n', trickle);
+    expect(r.status).toBe(400);
+    expect(r.closed).toBe(true);
+    expect(r.ms).toBeLessThan(4_000); // --import-timeout is 4 s here, --request-timeout 1 s
+  });
+
+  it('a request answered before its body (no session: 401) gets one answer, then its connection is closed', async () => {
+    const r = await raw(srv.url, head('/api/project/prj_x/import?format=csv'), trickle);
+    expect(r.status).toBe(401);
+    expect(r.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(r.closed).toBe(true);
+    expect(r.ms).toBeLessThan(4_000);
   });
 });
 

@@ -48,8 +48,6 @@ const mimeOf = (req: Req) =>
 export function importRoutes(app: Polka<Req>, { store, options }: Deps) {
   app.post('/api/project/:projectId/import', async (req, res) => {
     const project = await getProject(store, userOf(req).id, req.params.projectId!);
-    // The project's owner, known now: the file gets --import-timeout to arrive, not --request-timeout.
-    allowRequestFor(req, (options.importTimeoutSec ?? 3600) * 1000);
     const q = parseQuery(req, importQuery);
     const mime = mimeOf(req);
     if (mime && !IMPORT_TYPES.includes(mime)) {
@@ -61,11 +59,17 @@ export function importRoutes(app: Polka<Req>, { store, options }: Deps) {
       );
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
+    // The project's owner and a well-formed request, known now: the file gets --import-timeout to
+    // arrive, not --request-timeout. An import refused on the way (a file without an email column)
+    // gives the rest of its body --request-timeout again.
+    allowRequestFor(req, (options.importTimeoutSec ?? 3600) * 1000);
+    const refused = () => allowRequestFor(req, (options.requestTimeoutSec ?? 30) * 1000);
     const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' }).catch(
       (err: NodeJS.ErrnoException) => {
         // The body cut off (the client gone, or the request timeout answered 408 and closed it): an info
         // line like any body read, not an internal error. The batches written before it stay.
         // (Not `req.destroyed`: a request read to its end is destroyed too.)
+        refused();
         throw !(err instanceof AppError) && err.code === 'ECONNRESET' ? new ClientGoneError() : err;
       },
     );
