@@ -9,7 +9,15 @@
 // rules of fair-share.ts, so one tenant's receivers that never answer delay nobody else's deliveries. A
 // claim looks at up to WALK destinations with pending deliveries, going on from where the last one
 // stopped: its cost does not grow with the number of destinations waiting.
-import { type ClaimedDelivery, DISABLED, type DeliveryOutcome, DUE_START, type DueCursor, destinationOf } from '../db/outbox.js';
+import {
+  type ClaimedDelivery,
+  type Destination,
+  DISABLED,
+  type DeliveryOutcome,
+  DUE_START,
+  type DueCursor,
+  destinationOf,
+} from '../db/outbox.js';
 import type { Store } from '../db/store.js';
 import { pickFair, type Shares, sharesFor } from './fair-share.js';
 import { fanOutPlan } from './fanout.js';
@@ -33,6 +41,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const ROUND_GAP_MS = 25;
 /** Destinations (webhooks, and projects' email) a claim looks at, each kind. */
 const WALK = 64;
+/** Destinations with due work a claim reads besides the walk's, and the claims in a row without due work that make one cold. */
+const HOT = 64;
+const HOT_MISSES = 8;
 
 export interface DispatcherOptions {
   mailer: Mailer | null;
@@ -59,6 +70,13 @@ export class Dispatcher {
   private readonly shares: Shares;
   /** Where the next claim's walk over destinations goes on from. */
   private cursor: DueCursor = DUE_START;
+  /** Which walks came round since the current cycle began. */
+  private cameRound = { hook: false, mail: false };
+  /**
+   * Destinations that had due work at the last claims, read at every claim whatever the walk's place
+   * (at most HOT, the latest first): a busy receiver keeps its pace however many others wait.
+   */
+  private readonly hot = new Map<string, Destination & { misses: number }>();
   private running = false;
   private again = false;
   private stopped = false;
@@ -134,8 +152,10 @@ export class Dispatcher {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0 || this.stopped) return;
     const now = Date.now();
-    const { rows, cursor, wrapped } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free));
+    const hot = [...this.hot.values()].map(({ webhookId, projectId }) => ({ webhookId, projectId }));
+    const { rows, cursor, wrapped } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free), hot);
     this.cursor = cursor;
+    this.noteHot(rows);
     const picked = pickFair(rows, free, this.shares, { busy: this.busy, failing: this.failing });
     const claimed = picked.length
       ? await this.store.events.claimPicked(
@@ -162,9 +182,27 @@ export class Dispatcher {
         });
       this.inflight.add(p);
     }
-    // Slots still free and destinations not looked at yet in this cycle of the walk: go on soon. Once a
-    // walk has come round, the next cycle waits for a wake (a commit, a send done) or the poll.
-    if (claimed.length === free || !wrapped) this.again = true;
+    // Slots still free and destinations not looked at yet in this cycle of the walks: go on soon. Once
+    // both walks have come round, the next cycle waits for a wake (a commit, a send done) or the poll.
+    this.cameRound = { hook: this.cameRound.hook || wrapped.hook, mail: this.cameRound.mail || wrapped.mail };
+    const cycleDone = this.cameRound.hook && this.cameRound.mail;
+    if (cycleDone) this.cameRound = { hook: false, mail: false };
+    if (claimed.length === free || !cycleDone) this.again = true;
+  }
+
+  /**
+   * Keeps the destinations that had due rows in this claim hot; one that had none for HOT_MISSES claims
+   * in a row (drained, or its retries not due yet) goes cold, and the walk finds it again.
+   */
+  private noteHot(rows: readonly { webhookId: string | null; projectId: string }[]) {
+    const due = new Map<string, Destination>();
+    for (const r of rows) due.set(destinationOf(r), { webhookId: r.webhookId, projectId: r.projectId });
+    for (const [k, h] of this.hot) if (!due.has(k) && ++h.misses >= HOT_MISSES) this.hot.delete(k);
+    for (const [k, d] of due) {
+      this.hot.delete(k); // re-added last: the latest first to stay
+      this.hot.set(k, { ...d, misses: 0 });
+    }
+    while (this.hot.size > HOT) this.hot.delete(this.hot.keys().next().value!);
   }
 
   /** Notes whether a destination answers: a failed attempt leaves it one slot until one succeeds. */

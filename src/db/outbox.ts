@@ -154,6 +154,16 @@ export interface DueCursor {
 
 export const DUE_START: DueCursor = { hook: '', mail: '' };
 
+/** A destination: a webhook (`webhookId`), or a project's email (`webhookId` null). */
+export type Destination = Pick<DueRow, 'webhookId' | 'projectId'>;
+
+/** Rows of `more` not already in `rows`, appended to it (a hot destination the walk also looked at). */
+export function addNew(rows: DueRow[], more: readonly DueRow[]): void {
+  if (!more.length) return;
+  const seen = new Set(rows.map((r) => r.id));
+  for (const r of more) if (!seen.has(r.id)) rows.push(r);
+}
+
 /** claimDue from the two steps a dispatcher takes: every destination's due deliveries, the oldest first. */
 export async function claimOldest(store: Pick<EventStore, 'dueCandidates' | 'claimPicked'>, now: number, limit: number, leaseMs: number) {
   const { rows } = await store.dueCandidates(now, DUE_START, Number.MAX_SAFE_INTEGER, limit);
@@ -229,15 +239,17 @@ export interface EventStore {
    * The oldest due deliveries (up to `perDestination` each) of up to `destinations` webhooks and up to
    * `destinations` projects' emails that have pending deliveries, walking on from `cursor` in id order
    * and wrapping around: a claim costs the same however many destinations wait. Returns where to go on
-   * from next time, and whether either walk came to the end of the destinations on the way (`wrapped`:
-   * every destination was looked at since the walk last did). Reads only: nothing is claimed.
+   * from next time, and whether each walk came to the end of the destinations on the way (`wrapped`).
+   * The `hot` destinations (those that had due work at the last claims) are read as well, wherever the
+   * walks are. Reads only: nothing is claimed.
    */
   dueCandidates(
     now: number,
     cursor: DueCursor,
     destinations: number,
     perDestination: number,
-  ): Promise<{ rows: DueRow[]; cursor: DueCursor; wrapped: boolean }>;
+    hot?: readonly Destination[],
+  ): Promise<{ rows: DueRow[]; cursor: DueCursor; wrapped: { hook: boolean; mail: boolean } }>;
   /**
    * Claims these deliveries until `now + leaseMs`: those still pending and due (another dispatcher may
    * have claimed some since they were read).

@@ -68,13 +68,13 @@ describe(`claims in two steps on ${DIALECT}`, () => {
     expect(ids(rows)).toEqual(['dlv_a0', 'dlv_a1', 'dlv_b0', 'dlv_b1', 'dlv_m10', 'dlv_m20', 'dlv_m21']);
     expect(rows.find((r) => r.id === 'dlv_m20')).toEqual({ id: 'dlv_m20', projectId: 'prj_sh2', webhookId: null, nextAttemptAt: T0 + 300 });
     expect(cursor).toEqual(DUE_START); // every destination was looked at
-    expect((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).wrapped).toBe(true);
+    expect((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).wrapped).toEqual({ hook: true, mail: true });
     expect(ids((await store.events.dueCandidates(NOW, DUE_START, 64, 2)).rows)).toHaveLength(7); // still there
   });
 
   it('looks at a bounded number of destinations per call, going on from the cursor and wrapping around', async () => {
     const seen: string[][] = [];
-    const wrapped: boolean[] = [];
+    const wrapped: { hook: boolean; mail: boolean }[] = [];
     let cursor: DueCursor = DUE_START;
     for (let i = 0; i < 4; i++) {
       const r = await store.events.dueCandidates(NOW, cursor, 1, 1);
@@ -89,10 +89,27 @@ describe(`claims in two steps on ${DIALECT}`, () => {
       ['dlv_m10'], // c: nothing due; the emails wrapped to prj_sh1
       ['dlv_a0', 'dlv_m20'],
     ]);
-    expect(wrapped).toEqual([false, false, true, true]); // the emails came round in the third, the webhooks in the fourth
+    // The emails came round in the third call, the webhooks in the fourth.
+    expect(wrapped).toEqual([
+      { hook: false, mail: false },
+      { hook: false, mail: false },
+      { hook: false, mail: true },
+      { hook: true, mail: false },
+    ]);
     // A cursor past every destination wraps at once.
     const last = await store.events.dueCandidates(NOW, { hook: 'wh_sh_z', mail: 'prj_sh9' }, 2, 1);
     expect(ids(last.rows)).toEqual(['dlv_a0', 'dlv_b0', 'dlv_m10', 'dlv_m20']);
+  });
+
+  it('reads the hot destinations too, wherever the walk is, each row once', async () => {
+    // The walk looks at webhook a and prj_sh1's email only; b and prj_sh2's email are hot.
+    const hot = [
+      { webhookId: 'wh_sh_b', projectId: 'prj_sh1' },
+      { webhookId: null, projectId: 'prj_sh2' },
+      { webhookId: 'wh_sh_a', projectId: 'prj_sh1' }, // also walked: not twice
+    ];
+    const { rows } = await store.events.dueCandidates(NOW, DUE_START, 1, 2, hot);
+    expect(ids(rows)).toEqual(['dlv_a0', 'dlv_a1', 'dlv_b0', 'dlv_b1', 'dlv_m10', 'dlv_m20', 'dlv_m21']);
   });
 
   it('claims the rows picked that are still pending and due, once', async () => {

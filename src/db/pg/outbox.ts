@@ -7,6 +7,8 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   type ClaimedDelivery,
   claimOldest,
+  addNew,
+  type Destination,
   type DueCursor,
   type DueRow,
   DISABLED,
@@ -290,12 +292,15 @@ export class PgEventStore implements EventStore {
     });
   }
 
-  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number) {
-    const [hook, mail] = await Promise.all([
+  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number, hot: readonly Destination[] = []) {
+    const [hook, mail, hotRows] = await Promise.all([
       this.walkDue('hook', now, cursor.hook, destinations, perDestination),
       this.walkDue('mail', now, cursor.mail, destinations, perDestination),
+      hot.length ? this.hotDue(now, hot, perDestination) : [],
     ]);
-    return { rows: [...hook.rows, ...mail.rows], cursor: { hook: hook.cursor, mail: mail.cursor }, wrapped: hook.wrapped || mail.wrapped };
+    const rows = [...hook.rows, ...mail.rows];
+    addNew(rows, hotRows);
+    return { rows, cursor: { hook: hook.cursor, mail: mail.cursor }, wrapped: { hook: hook.wrapped, mail: mail.wrapped } };
   }
 
   /**
@@ -310,6 +315,25 @@ export class PgEventStore implements EventStore {
     if (from === '') return { rows, cursor: '', wrapped: true };
     const rest = await this.dueStretch(kind, now, '', from, max - first.seen, per, rows);
     return { rows, cursor: rest.seen === max - first.seen ? rest.last : '', wrapped: true };
+  }
+
+  /** The due rows of the hot destinations, up to `per` each, in one statement. */
+  private async hotDue(now: number, hot: readonly Destination[], per: number): Promise<DueRow[]> {
+    const hooks = hot.filter((d) => d.webhookId !== null).map((d) => d.webhookId!);
+    const mails = hot.filter((d) => d.webhookId === null).map((d) => d.projectId);
+    const r = await this.prepared.execute<DueRow & Record<string, unknown>>(sql`
+      SELECT c.id, c.project_id AS "projectId", c.webhook_id AS "webhookId", c.next_attempt_at::float8 AS "nextAttemptAt"
+      FROM unnest(${sql.param(hooks)}::text[]) AS d(dest) CROSS JOIN LATERAL (
+        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
+        WHERE y.status = 'pending' AND y.webhook_id IS NOT NULL AND y.webhook_id = d.dest AND y.next_attempt_at <= ${now}
+        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c
+      UNION ALL
+      SELECT c.id, c.project_id, c.webhook_id, c.next_attempt_at::float8
+      FROM unnest(${sql.param(mails)}::text[]) AS d(dest) CROSS JOIN LATERAL (
+        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
+        WHERE y.status = 'pending' AND y.webhook_id IS NULL AND y.project_id = d.dest AND y.next_attempt_at <= ${now}
+        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c`);
+    return r.rows;
   }
 
   private async dueStretch(

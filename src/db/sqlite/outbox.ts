@@ -8,6 +8,8 @@ import {
   type ClaimedDelivery,
   claimOldest,
   DISABLED,
+  addNew,
+  type Destination,
   type DueCursor,
   type DueRow,
   eventIdFloor,
@@ -299,7 +301,7 @@ export class SqliteEventStore implements EventStore {
       .immediate();
   }
 
-  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number) {
+  async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number, hot: readonly Destination[] = []) {
     const rows: DueRow[] = [];
     const cols = `id, project_id AS projectId, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt`;
     // INDEXED BY: without statistics the planner would take deliveries_webhook_idx for `webhook_id IS
@@ -326,7 +328,26 @@ export class SqliteEventStore implements EventStore {
       this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
         WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
     );
-    return { rows, cursor: { hook: hook.at, mail: mail.at }, wrapped: hook.wrapped || mail.wrapped };
+    const hotRows: DueRow[] = [];
+    for (const d of hot) {
+      const due =
+        d.webhookId === null
+          ? this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
+              WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`).all(
+              d.projectId,
+              now,
+              perDestination,
+            )
+          : this.stmt(`SELECT ${cols} FROM deliveries
+              WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`).all(
+              d.webhookId,
+              now,
+              perDestination,
+            );
+      for (const r of due as DueRow[]) hotRows.push(r);
+    }
+    addNew(rows, hotRows);
+    return { rows, cursor: { hook: hook.at, mail: mail.at }, wrapped: { hook: hook.wrapped, mail: mail.wrapped } };
   }
 
   /**
