@@ -152,8 +152,9 @@ export class Dispatcher {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0 || this.stopped) return;
     const now = Date.now();
-    const hot = [...this.hot.values()].map(({ webhookId, projectId }) => ({ webhookId, projectId }));
-    const { rows, cursor, wrapped } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free), hot);
+    const { rows, cursor, wrapped } = await this.store.events.dueCandidates(now, this.cursor, WALK, Math.min(this.shares.hard, free), [
+      ...this.hot.values(),
+    ]);
     this.cursor = cursor;
     this.noteHot(rows);
     const picked = pickFair(rows, free, this.shares, { busy: this.busy, failing: this.failing });

@@ -18,17 +18,25 @@ const ANSWERS: Record<string, readonly [number, string, string, string]> = {
 };
 const MALFORMED = [400, 'Bad Request', 'bad_request', 'Not a well-formed HTTP/1.1 request'] as const;
 
+/** The error envelope, and the headers, of every answer here: the connection closes after it. */
+const envelope = (code: string, message: string) => JSON.stringify({ status: 'error', message, error: { code }, timestamp: Date.now() });
+const headers = (body: string) => ({
+  'Content-Type': 'application/json; charset=utf-8',
+  'Content-Length': Buffer.byteLength(body),
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+  Connection: 'close',
+});
+
 /** Writes the envelope answer for a parser error code, unless a response on this connection has started. */
 function answer(socket: Duplex, errCode: string | undefined): void {
   // As Node: answer only when no response on this connection has started to be written.
   const s = socket as Duplex & { _httpMessage?: { _headerSent?: boolean } | null };
   if (s.writable && !s._httpMessage?._headerSent) {
     const [status, reason, code, message] = ANSWERS[errCode ?? ''] ?? MALFORMED;
-    const body = JSON.stringify({ status: 'error', message, error: { code }, timestamp: Date.now() });
-    s.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const body = envelope(code, message);
+    const head = Object.entries(headers(body)).map(([k, v]) => `${k}: ${v}\r\n`);
+    s.write(`HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`);
   }
 }
 
@@ -54,18 +62,7 @@ export function answerRequestTimeout(socket: Duplex, answered: boolean): void {
  * without its request timeout (off: deadline.ts) the connection could be held open by a trickle.
  */
 export function expectationFailed(res: ServerResponse): void {
-  const body = JSON.stringify({
-    status: 'error',
-    message: 'Only "Expect: 100-continue" is supported',
-    error: { code: 'expectation_failed' },
-    timestamp: Date.now(),
-  });
-  res.writeHead(417, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-    Connection: 'close',
-  });
+  const body = envelope('expectation_failed', 'Only "Expect: 100-continue" is supported');
+  res.writeHead(417, headers(body));
   res.end(body);
 }

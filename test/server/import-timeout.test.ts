@@ -23,32 +23,13 @@ afterAll(async () => {
 });
 
 /**
- * Sends lines of a file slowly (2,000 every 100 ms) until `lines` are sent or the server ends the
- * request; answers its status, if any, and its body.
+ * Sends `head`, then `line(i)` for i below `lines`, `perTick` lines every 100 ms, until all are sent or
+ * the server ends the request; answers its status, if any, and its body.
  */
-function slowUpload(
-  path: string,
-  type: string,
-  line: (i: number) => string,
-  head: string,
-  lines = 200_000,
-  headers: Record<string, string> = {},
-): Promise<number | null> {
-  return slowSend(path, type, line, head, lines, headers).then((r) => r.status);
-}
-
-function slowSend(
-  path: string,
-  type: string,
-  line: (i: number) => string,
-  head: string,
-  lines: number,
-  headers: Record<string, string> = {},
-  perTick = 2000,
-) {
+function slowSend(path: string, type: string, line: (i: number) => string, head: string, lines = 200_000, perTick = 2000) {
   return new Promise<{ status: number | null; body: string }>((resolve) => {
     const url = new URL(path, srv.url);
-    const req = request(url, { method: 'POST', headers: { cookie: owner.cookie, 'content-type': type, ...headers } }, (res) => {
+    const req = request(url, { method: 'POST', headers: { cookie: owner.cookie, 'content-type': type } }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? null, body }));
@@ -89,7 +70,7 @@ describe('the import timeout', () => {
 
   it('any other request still has --request-timeout: a body trickled past it is answered 408', async () => {
     // A project's name sent a character every 100 ms, for 3 s.
-    const r = await slowSend('/api/project', 'application/json', (i) => (i === 0 ? '"' : i < 29 ? 'x' : '"}'), '{"name":', 30, {}, 1);
+    const r = await slowSend('/api/project', 'application/json', (i) => (i === 0 ? '"' : i < 29 ? 'x' : '"}'), '{"name":', 30, 1);
     expect(r.status).toBe(408);
     expect(JSON.parse(r.body).error).toEqual({ code: 'request_timeout' });
   });
@@ -146,7 +127,7 @@ describe('an import cut off by the import timeout', () => {
     ['ndjson', 'application/x-ndjson', (i: number) => `${JSON.stringify({ email: `slownd${i}@example.com` })}\n`, ''],
   ])('%s: 408, the server keeps running, one info line, no internal error', async (format, type, line, head) => {
     const p = await projectWithKey(owner, `Slow ${format}`);
-    const status = await slowUpload(`/api/project/${p.projectId}/import?format=${format}`, type, line, head);
+    const { status } = await slowSend(`/api/project/${p.projectId}/import?format=${format}`, type, line, head);
     expect([408, null]).toContain(status);
     await new Promise((r) => setTimeout(r, 300));
     expect(srv.proc.exitCode).toBeNull();

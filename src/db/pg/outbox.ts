@@ -144,6 +144,22 @@ export function eventsInsertText(events: readonly OutboxEvent[]): string {
   return `INSERT INTO events (id, project_id, type, payload, created_at) VALUES ${rows.join(', ')}`;
 }
 
+/**
+ * The two kinds of destination and their due index (migration 0013): a webhook's pending rows by
+ * webhook id, a project's pending emails by project id.
+ */
+const KINDS = {
+  hook: { col: sql.raw('webhook_id'), which: sql.raw('webhook_id IS NOT NULL') },
+  mail: { col: sql.raw('project_id'), which: sql.raw('webhook_id IS NULL') },
+};
+type DestKind = keyof typeof KINDS;
+
+/** One destination's (`d.dest`) oldest due rows, up to `per`: the probe of a walk and of the hot destinations. */
+const dueProbe = (kind: DestKind, now: number, per: number) => sql`
+  SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
+  WHERE y.status = 'pending' AND y.${KINDS[kind].which} AND y.${KINDS[kind].col} = d.dest AND y.next_attempt_at <= ${now}
+  ORDER BY y.next_attempt_at LIMIT ${per}::bigint`;
+
 const DELIVERY_COLS = sql.raw(`id, project_id AS "projectId", kind, webhook_id AS "webhookId", event_id AS "eventId", type,
   recipient, data, status, attempts, last_status_code AS "lastStatusCode", last_error AS "lastError",
   next_attempt_at::float8 AS "nextAttemptAt", created_at::float8 AS "createdAt", updated_at::float8 AS "updatedAt"`);
@@ -308,7 +324,7 @@ export class PgEventStore implements EventStore {
    * `from`, until `max` were looked at, with each one's due rows. Each stretch is one statement: a skip
    * scan of the due index (migration 0013, one seek per destination) and a probe of each destination.
    */
-  private async walkDue(kind: 'hook' | 'mail', now: number, from: string, max: number, per: number) {
+  private async walkDue(kind: DestKind, now: number, from: string, max: number, per: number) {
     const rows: DueRow[] = [];
     const first = await this.dueStretch(kind, now, from, null, max, per, rows);
     if (first.seen === max) return { rows, cursor: first.last, wrapped: false };
@@ -323,21 +339,15 @@ export class PgEventStore implements EventStore {
     const mails = hot.filter((d) => d.webhookId === null).map((d) => d.projectId);
     const r = await this.prepared.execute<DueRow & Record<string, unknown>>(sql`
       SELECT c.id, c.project_id AS "projectId", c.webhook_id AS "webhookId", c.next_attempt_at::float8 AS "nextAttemptAt"
-      FROM unnest(${sql.param(hooks)}::text[]) AS d(dest) CROSS JOIN LATERAL (
-        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
-        WHERE y.status = 'pending' AND y.webhook_id IS NOT NULL AND y.webhook_id = d.dest AND y.next_attempt_at <= ${now}
-        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c
+      FROM unnest(${sql.param(hooks)}::text[]) AS d(dest) CROSS JOIN LATERAL (${dueProbe('hook', now, per)}) c
       UNION ALL
       SELECT c.id, c.project_id, c.webhook_id, c.next_attempt_at::float8
-      FROM unnest(${sql.param(mails)}::text[]) AS d(dest) CROSS JOIN LATERAL (
-        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
-        WHERE y.status = 'pending' AND y.webhook_id IS NULL AND y.project_id = d.dest AND y.next_attempt_at <= ${now}
-        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c`);
+      FROM unnest(${sql.param(mails)}::text[]) AS d(dest) CROSS JOIN LATERAL (${dueProbe('mail', now, per)}) c`);
     return r.rows;
   }
 
   private async dueStretch(
-    kind: 'hook' | 'mail',
+    kind: DestKind,
     now: number,
     after: string,
     upTo: string | null,
@@ -345,9 +355,8 @@ export class PgEventStore implements EventStore {
     per: number,
     rows: DueRow[],
   ): Promise<{ seen: number; last: string }> {
-    const col = sql.raw(kind === 'hook' ? 'webhook_id' : 'project_id');
-    const which = sql.raw(kind === 'hook' ? 'webhook_id IS NOT NULL' : 'webhook_id IS NULL');
-    const bound = (t: string) => (upTo === null ? sql`` : sql` AND ${sql.raw(t)}.${col} <= ${upTo}`);
+    const { col, which } = KINDS[kind];
+    const bound = upTo === null ? sql`` : sql` AND x.${col} <= ${upTo}`;
     // Named: run on every claim, planned once per connection.
     const r = await this.prepared.execute<{
       dest: string;
@@ -357,18 +366,15 @@ export class PgEventStore implements EventStore {
       nextAttemptAt: number;
     }>(sql`
       WITH RECURSIVE d(dest, n) AS (
-        (SELECT x.${col}, 1::bigint FROM deliveries x WHERE x.status = 'pending' AND x.${which} AND x.${col} > ${after}${bound('x')}
+        (SELECT x.${col}, 1::bigint FROM deliveries x WHERE x.status = 'pending' AND x.${which} AND x.${col} > ${after}${bound}
          ORDER BY x.${col} LIMIT 1)
         UNION ALL
         SELECT (SELECT x.${col} FROM deliveries x
-                WHERE x.status = 'pending' AND x.${which} AND x.${col} > d.dest${bound('x')} ORDER BY x.${col} LIMIT 1), d.n + 1
+                WHERE x.status = 'pending' AND x.${which} AND x.${col} > d.dest${bound} ORDER BY x.${col} LIMIT 1), d.n + 1
         FROM d WHERE d.dest IS NOT NULL AND d.n < ${max}::bigint
       )
       SELECT d.dest, c.id, c.project_id AS "projectId", c.webhook_id AS "webhookId", c.next_attempt_at::float8 AS "nextAttemptAt"
-      FROM d LEFT JOIN LATERAL (
-        SELECT y.id, y.project_id, y.webhook_id, y.next_attempt_at FROM deliveries y
-        WHERE y.status = 'pending' AND y.${which} AND y.${col} = d.dest AND y.next_attempt_at <= ${now}
-        ORDER BY y.next_attempt_at LIMIT ${per}::bigint) c ON true
+      FROM d LEFT JOIN LATERAL (${dueProbe(kind, now, per)}) c ON true
       WHERE d.dest IS NOT NULL
       ORDER BY d.dest, c.next_attempt_at`);
     let seen = 0;

@@ -109,6 +109,19 @@ export function writeOutbox(db: Database.Database, writes: OutboxWrites | undefi
   return n > 0;
 }
 
+/**
+ * The two kinds of destination and their due index (migration 0016): a webhook's pending rows by
+ * webhook id, a project's pending emails by project id. INDEXED BY: without statistics the planner
+ * would take deliveries_webhook_idx for `webhook_id IS NULL` and read every email row ever sent.
+ */
+const KINDS = {
+  hook: { from: 'deliveries', col: 'webhook_id', which: 'webhook_id IS NOT NULL' },
+  mail: { from: 'deliveries INDEXED BY deliveries_mail_due_idx', col: 'project_id', which: 'webhook_id IS NULL' },
+} as const;
+type DestKind = keyof typeof KINDS;
+const kindOf = (d: Destination): DestKind => (d.webhookId === null ? 'mail' : 'hook');
+const destId = (d: Destination): string => d.webhookId ?? d.projectId;
+
 const DELIVERY_COLS = `id, project_id AS projectId, kind, webhook_id AS webhookId, event_id AS eventId, type, recipient, data,
   status, attempts, last_status_code AS lastStatusCode, last_error AS lastError, next_attempt_at AS nextAttemptAt,
   created_at AS createdAt, updated_at AS updatedAt`;
@@ -303,67 +316,38 @@ export class SqliteEventStore implements EventStore {
 
   async dueCandidates(now: number, cursor: DueCursor, destinations: number, perDestination: number, hot: readonly Destination[] = []) {
     const rows: DueRow[] = [];
-    const cols = `id, project_id AS projectId, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt`;
-    // INDEXED BY: without statistics the planner would take deliveries_webhook_idx for `webhook_id IS
-    // NULL` and read every email row ever sent.
-    const hook = this.walkDue(
+    const hook = this.walkDue(rows, 'hook', now, cursor.hook, destinations, perDestination);
+    const mail = this.walkDue(rows, 'mail', now, cursor.mail, destinations, perDestination);
+    addNew(
       rows,
-      now,
-      cursor.hook,
-      destinations,
-      perDestination,
-      this.stmt(`SELECT webhook_id AS id FROM deliveries
-        WHERE status = 'pending' AND webhook_id IS NOT NULL AND webhook_id > ? ORDER BY webhook_id LIMIT 1`),
-      this.stmt(`SELECT ${cols} FROM deliveries
-        WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
+      hot.flatMap((d) => this.dueOf(kindOf(d)).all(destId(d), now, perDestination) as DueRow[]),
     );
-    const mail = this.walkDue(
-      rows,
-      now,
-      cursor.mail,
-      destinations,
-      perDestination,
-      this.stmt(`SELECT project_id AS id FROM deliveries INDEXED BY deliveries_mail_due_idx
-        WHERE status = 'pending' AND webhook_id IS NULL AND project_id > ? ORDER BY project_id LIMIT 1`),
-      this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
-        WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`),
-    );
-    const hotRows: DueRow[] = [];
-    for (const d of hot) {
-      const due =
-        d.webhookId === null
-          ? this.stmt(`SELECT ${cols} FROM deliveries INDEXED BY deliveries_mail_due_idx
-              WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`).all(
-              d.projectId,
-              now,
-              perDestination,
-            )
-          : this.stmt(`SELECT ${cols} FROM deliveries
-              WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`).all(
-              d.webhookId,
-              now,
-              perDestination,
-            );
-      for (const r of due as DueRow[]) hotRows.push(r);
-    }
-    addNew(rows, hotRows);
     return { rows, cursor: { hook: hook.at, mail: mail.at }, wrapped: { hook: hook.wrapped, mail: mail.wrapped } };
   }
 
+  /** The next destination of a kind with pending rows after the one given (one seek of its due index). */
+  private nextOf(kind: DestKind) {
+    const k = KINDS[kind];
+    return this.stmt(
+      `SELECT ${k.col} AS id FROM ${k.from} WHERE status = 'pending' AND ${k.which} AND ${k.col} > ? ORDER BY ${k.col} LIMIT 1`,
+    );
+  }
+
+  /** One destination's oldest due rows: (destination, now, limit). */
+  private dueOf(kind: DestKind) {
+    const k = KINDS[kind];
+    return this.stmt(`SELECT id, project_id AS projectId, webhook_id AS webhookId, next_attempt_at AS nextAttemptAt FROM ${k.from}
+      WHERE status = 'pending' AND ${k.which} AND ${k.col} = ? AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`);
+  }
+
   /**
-   * Walks the destinations with pending rows after `from` (one index seek each, migration 0016), then
-   * from the start up to `from`, until `max` were looked at; adds each one's due rows to `rows`.
-   * Returns the last destination looked at ('' when every one was), and whether the end was passed.
+   * Walks the destinations of a kind with pending rows after `from` (one index seek each, migration
+   * 0016), then from the start up to `from`, until `max` were looked at; adds each one's due rows to
+   * `rows`. Returns the last destination looked at ('' when every one was), and whether the end was passed.
    */
-  private walkDue(
-    rows: DueRow[],
-    now: number,
-    from: string,
-    max: number,
-    per: number,
-    next: Database.Statement,
-    due: Database.Statement,
-  ): { at: string; wrapped: boolean } {
+  private walkDue(rows: DueRow[], kind: DestKind, now: number, from: string, max: number, per: number): { at: string; wrapped: boolean } {
+    const next = this.nextOf(kind);
+    const due = this.dueOf(kind);
     let at = from;
     let wrapped = false;
     for (let seen = 0; seen < max; ) {
@@ -411,17 +395,11 @@ export class SqliteEventStore implements EventStore {
     return claimOldest(this, now, limit, leaseMs);
   }
 
-  /** Each destination with pending deliveries (releaseClaims, at start). */
-  private pendingDestinations() {
-    const out: { webhookId: string | null; projectId: string }[] = [];
-    const nextHook = this.stmt(`SELECT webhook_id AS w FROM deliveries
-      WHERE status = 'pending' AND webhook_id IS NOT NULL AND webhook_id > ? ORDER BY webhook_id LIMIT 1`);
-    for (let r = nextHook.get('') as { w: string } | undefined; r; r = nextHook.get(r.w) as { w: string } | undefined)
-      out.push({ webhookId: r.w, projectId: '' });
-    const nextMail = this.stmt(`SELECT project_id AS p FROM deliveries INDEXED BY deliveries_mail_due_idx
-      WHERE status = 'pending' AND webhook_id IS NULL AND project_id > ? ORDER BY project_id LIMIT 1`);
-    for (let r = nextMail.get('') as { p: string } | undefined; r; r = nextMail.get(r.p) as { p: string } | undefined)
-      out.push({ webhookId: null, projectId: r.p });
+  /** Every destination of a kind with pending deliveries, by their ids (releaseClaims, at start). */
+  private pendingOf(kind: DestKind): string[] {
+    const next = this.nextOf(kind);
+    const out: string[] = [];
+    for (let r = next.get('') as { id: string } | undefined; r; r = next.get(r.id) as { id: string } | undefined) out.push(r.id);
     return out;
   }
 
@@ -499,13 +477,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   async releaseClaims(now: number, leaseMs: number) {
-    const hook = this.stmt(`UPDATE deliveries SET next_attempt_at = ?
-      WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at > ? AND next_attempt_at <= ?`);
-    const mail = this.stmt(`UPDATE deliveries INDEXED BY deliveries_mail_due_idx SET next_attempt_at = ?
-      WHERE status = 'pending' AND webhook_id IS NULL AND project_id = ? AND next_attempt_at > ? AND next_attempt_at <= ?`);
     let n = 0;
-    for (const d of this.pendingDestinations())
-      n += (d.webhookId === null ? mail : hook).run(now, d.webhookId ?? d.projectId, now, now + leaseMs).changes;
+    for (const kind of ['hook', 'mail'] as const) {
+      const k = KINDS[kind];
+      const release = this.stmt(`UPDATE ${k.from} SET next_attempt_at = ?
+        WHERE status = 'pending' AND ${k.which} AND ${k.col} = ? AND next_attempt_at > ? AND next_attempt_at <= ?`);
+      for (const id of this.pendingOf(kind)) n += release.run(now, id, now, now + leaseMs).changes;
+    }
     return n;
   }
   async dropPendingEmails() {
