@@ -59,6 +59,9 @@ export interface DispatcherOptions {
   log?: (line: string) => void;
 }
 
+/** One attempt's result; `final`: not to be retried; `recipientRefused`: see MailResult. */
+type Attempt = AttemptResult & { final?: boolean; recipientRefused?: boolean };
+
 export class Dispatcher {
   private readonly schedule: number[];
   private readonly concurrency: number;
@@ -220,7 +223,8 @@ export class Dispatcher {
   /** Sends one claimed delivery now and records the outcome (used by the loop and by manual retry). */
   async deliver(d: ClaimedDelivery): Promise<DeliveryOutcome> {
     const result = d.kind === 'webhook' ? await this.sendHook(d) : await this.sendEmail(d);
-    if (!result.final) this.noteAttempt(d, result.ok);
+    // A recipient the SMTP server refused says nothing against the server: the project's email keeps its share.
+    if (!result.final) this.noteAttempt(d, result.ok || result.recipientRefused === true);
     const attempts = d.attempts + 1;
     const now = Date.now();
     let outcome: DeliveryOutcome;
@@ -244,14 +248,14 @@ export class Dispatcher {
     return outcome;
   }
 
-  private async sendHook(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
+  private async sendHook(d: ClaimedDelivery): Promise<Attempt> {
     if (!d.webhook || d.payload === null || !d.eventId)
       return { ok: false, statusCode: null, error: 'webhook or event no longer exists', final: true };
     if (!d.webhook.enabled) return { ok: false, statusCode: null, error: DISABLED, final: true };
     return sendWebhook(d.webhook.url, signingSecrets(d.webhook), d.eventId, d.payload, this.opts.allowPrivateWebhooks);
   }
 
-  private async sendEmail(d: ClaimedDelivery): Promise<AttemptResult & { final?: boolean }> {
+  private async sendEmail(d: ClaimedDelivery): Promise<Attempt> {
     const mailer = this.opts.mailer;
     if (!mailer) return { ok: false, statusCode: null, error: 'SMTP is not configured (--smtp-url)', final: true };
     if (!d.recipient || d.data === null) return { ok: false, statusCode: null, error: 'email has no recipient or data', final: true };
@@ -286,7 +290,7 @@ export class Dispatcher {
     const t = templates[d.type as EmailTemplate];
     if (!t) return { ok: false, statusCode: null, error: `unknown email template ${d.type}`, final: true };
     const r = await mailer.send(d.recipient, renderEmail(t, vars), typeof vars.leaveUrl === 'string' ? vars.leaveUrl : null);
-    return { ok: r.ok, statusCode: r.code, error: r.error };
+    return { ok: r.ok, statusCode: r.code, error: r.error, recipientRefused: r.recipientRefused };
   }
 
   /** Cheap count of undelivered work (for /readyz). */

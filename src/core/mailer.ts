@@ -23,6 +23,11 @@ export interface MailResult {
   /** SMTP reply code of the failure (e.g. 535 for refused auth), when there was one. */
   code: number | null;
   error: string | null;
+  /**
+   * The SMTP server answered and refused only this recipient (its reply to `RCPT TO`: no such mailbox,
+   * mailbox full, greylisted): the server itself works, so the project's email is not failing.
+   */
+  recipientRefused?: boolean;
 }
 
 export class Mailer {
@@ -58,9 +63,14 @@ export class Mailer {
       });
       return { ok: true, code: null, error: null };
     } catch (err) {
-      const e = err as { responseCode?: number; code?: string; message?: string };
+      const e = err as { responseCode?: number; code?: string; message?: string; command?: string };
       // The message of an SMTP error can echo what the server said; never the password (nodemailer redacts the URL).
-      return { ok: false, code: e.responseCode ?? null, error: `${e.code ?? 'error'}: ${(e.message ?? '').slice(0, 300)}` };
+      return {
+        ok: false,
+        code: e.responseCode ?? null,
+        error: `${e.code ?? 'error'}: ${(e.message ?? '').slice(0, 300)}`,
+        recipientRefused: e.code === 'EENVELOPE' && e.command === 'RCPT TO' && e.responseCode !== undefined,
+      };
     }
   }
 
