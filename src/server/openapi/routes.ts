@@ -630,7 +630,7 @@ export const ROUTES: ApiRoute[] = [
       content: Object.fromEntries(IMPORT_TYPES.map((t) => [t, { type: 'string' }])),
     },
     ok: { status: 200, data: importResultSchema },
-    errors: ['validation_failed', ...PROJECT, 'payload_too_large', 'unsupported_media_type'],
+    errors: ['validation_failed', ...PROJECT, 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
   },
 
   // ---- pages for people (HTML), at the end of the document ----

@@ -6,9 +6,11 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
 import { IMPORT_FORMATS, importStream } from '../../core/import/run.js';
 import { getProject } from '../../core/projects.js';
+import { clientIp } from '../client-ip.js';
 import { userOf, type Deps, type Req } from '../context.js';
 import { allowRequestFor } from '../deadline.js';
 import { ClientGoneError, parseQuery, send } from '../http.js';
+import { limitKey } from '../ratelimit.js';
 
 const single = <T extends string>(name: string, values: readonly T[], fallback: T | undefined) =>
   z
@@ -45,7 +47,40 @@ const mimeOf = (req: Req) =>
     .trim()
     .toLowerCase();
 
-export function importRoutes(app: Polka<Req>, { store, options }: Deps) {
+/**
+ * Imports one account may run at once, and one client address (an IPv4 address or an IPv6 /64): each
+ * holds a connection for up to --import-timeout, so with --open-signup a stranger could otherwise
+ * open them by the hundred. Over either, 429 at once, before the body is read.
+ */
+export const IMPORTS_PER_ACCOUNT = 4;
+export const IMPORTS_PER_ADDRESS = 8;
+
+/** Counts what is running per key; `take` is false (and counts nothing) once a key is at its limit. */
+class Running {
+  private readonly n = new Map<string, number>();
+  constructor(private readonly limit: number) {}
+  take(key: string): boolean {
+    const have = this.n.get(key) ?? 0;
+    if (have >= this.limit) return false;
+    this.n.set(key, have + 1);
+    return true;
+  }
+  give(key: string): void {
+    const have = this.n.get(key) ?? 0;
+    if (have <= 1) this.n.delete(key);
+    else this.n.set(key, have - 1);
+  }
+}
+
+const tooMany = (what: string) =>
+  new AppError('rate_limited', `${what} already running; try again once one has finished`, undefined, {
+    'Retry-After': '10',
+    Connection: 'close',
+  });
+
+export function importRoutes(app: Polka<Req>, { store, options, trust }: Deps) {
+  const byAccount = new Running(IMPORTS_PER_ACCOUNT);
+  const byAddress = new Running(IMPORTS_PER_ADDRESS);
   app.post('/api/project/:projectId/import', async (req, res) => {
     const project = await getProject(store, userOf(req).id, req.params.projectId!);
     const q = parseQuery(req, importQuery);
@@ -59,21 +94,33 @@ export function importRoutes(app: Polka<Req>, { store, options }: Deps) {
       );
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
-    // The project's owner and a well-formed request, known now: the file gets --import-timeout to
-    // arrive, not --request-timeout. An import refused on the way (a file without an email column)
-    // gives the rest of its body --request-timeout again.
-    allowRequestFor(req, (options.importTimeoutSec ?? 3600) * 1000);
-    const refused = () => allowRequestFor(req, (options.requestTimeoutSec ?? 30) * 1000);
-    const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' }).catch(
-      (err: NodeJS.ErrnoException) => {
-        // The body cut off (the client gone, or the request timeout answered 408 and closed it): an info
-        // line like any body read, not an internal error. The batches written before it stay.
-        // (Not `req.destroyed`: a request read to its end is destroyed too.)
-        refused();
-        throw !(err instanceof AppError) && err.code === 'ECONNRESET' ? new ClientGoneError() : err;
-      },
-    );
-    const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} ${result.imported === 1 ? 'entry' : 'entries'}`;
-    send(res, 200, what, result);
+    const account = userOf(req).id;
+    const address = limitKey(clientIp(req, trust) ?? 'unknown');
+    if (!byAccount.take(account)) throw tooMany(`${IMPORTS_PER_ACCOUNT} imports of this account are`);
+    if (!byAddress.take(address)) {
+      byAccount.give(account);
+      throw tooMany(`${IMPORTS_PER_ADDRESS} imports from this address are`);
+    }
+    try {
+      // The project's owner and a well-formed request, known now: the file gets --import-timeout to
+      // arrive, not --request-timeout. An import refused on the way (a file without an email column)
+      // gives the rest of its body --request-timeout again.
+      allowRequestFor(req, (options.importTimeoutSec ?? 3600) * 1000);
+      const refused = () => allowRequestFor(req, (options.requestTimeoutSec ?? 30) * 1000);
+      const result = await importStream(store, project, req, { format, dryRun: q.dryRun, dateFormat: q.dateFormat ?? 'auto' }).catch(
+        (err: NodeJS.ErrnoException) => {
+          // The body cut off (the client gone, or the request timeout answered 408 and closed it): an info
+          // line like any body read, not an internal error. The batches written before it stay.
+          // (Not `req.destroyed`: a request read to its end is destroyed too.)
+          refused();
+          throw !(err instanceof AppError) && err.code === 'ECONNRESET' ? new ClientGoneError() : err;
+        },
+      );
+      const what = q.dryRun ? 'Dry run: nothing was written' : `Imported ${result.imported} ${result.imported === 1 ? 'entry' : 'entries'}`;
+      send(res, 200, what, result);
+    } finally {
+      byAccount.give(account);
+      byAddress.give(address);
+    }
   });
 }
