@@ -2,7 +2,7 @@
 // an fdatasync of the log that started after its call; calls made while one runs share the next one; a
 // failed fdatasync fails every later call; the store's joins wait for it and commit without one of their
 // own, and after a failed one the store is not ready (ping); so do a confirm, an accept, a resent
-// confirmation and a delete;
+// confirmation, a delete and an import batch;
 // a database it cannot serve (in memory, not WAL) keeps fsyncing in COMMIT.
 import { closeSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,6 +166,27 @@ describe('the SQLite store’s join batches', () => {
     await expect(store.lifecycle.setConfirmToken(other.id, 'd'.repeat(64), now, null)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(store.lifecycle.confirm(p.id, other.id, now, 0)).rejects.toThrow(/fsync of the database's log failed/);
     expect(sqlite.prepare('SELECT status FROM entries WHERE id = ?').pluck().get(other.id)).toBe('pending');
+    (ws as unknown as { fd: number | undefined }).fd = undefined;
+    await store.close();
+  });
+
+  it('an import batch waits for it too, commits without an fsync in COMMIT, and is refused after a failed one', async () => {
+    const file = join(dir, 'import.db');
+    const store = openSqliteStore(file);
+    const { p } = await projectWithKeyIn(store);
+    const ws = (store as unknown as { walSync: WalSync }).walSync;
+    const sqlite = (store as unknown as { sqlite: Database.Database }).sqlite;
+    const before = ws.started;
+    expect(await store.importEntries(Array.from({ length: 100 }, () => entryRow(p.id)))).toMatchObject({ inserted: 100 });
+    expect(ws.completed).toBeGreaterThan(before);
+    expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
+
+    breakLog(ws);
+    const lost = entryRow(p.id);
+    await expect(store.importEntries([lost])).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    const refused = entryRow(p.id);
+    await expect(store.importEntries([refused])).rejects.toThrow(/fsync of the database's log failed/);
+    expect(sqlite.prepare('SELECT count(*) FROM entries WHERE id = ?').pluck().get(refused.id)).toBe(0);
     (ws as unknown as { fd: number | undefined }).fd = undefined;
     await store.close();
   });

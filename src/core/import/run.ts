@@ -19,10 +19,18 @@ export const MAX_REPORTED = 100;
  * dirtied, and a random-key index dirties nearly one page per row in small batches), so on a quiet machine
  * 1M CSV rows took 127 s in batches of 1,000, 68 s of 4,000, 63 s of 6,000 and 55-57 s of 8,000, with
  * the server's RSS growing 115, 181, 187 and 196-199 MB (`node bench/surface.mjs --full --import-only`).
- * The price: on SQLite a batch holds the event loop for its insert (about 0.4 s at 1M entries), so joins
- * arriving meanwhile wait that long.
+ * (Measured while a batch's counters still walked a whole index, 0.1 s per batch at 1M entries: see
+ * surface.ts.) The price: on SQLite a batch holds the event loop for its insert, about 90 ms at 1M
+ * entries, so requests arriving meanwhile wait that long.
  */
 export const BATCH = 8000;
+/**
+ * Records read between two turns of the event loop. A socket with a large file waiting is read up to 32
+ * times per turn (libuv), and each chunk read was parsed before the next: 2 MB of rows, about eight
+ * batches, held every other request for 1.7-2.3 s. A turn every 1,000 rows (a few ms of parsing) lets
+ * the socket's backpressure stop the reads until the import has caught up.
+ */
+const TURN_ROWS = 1000;
 /** Records held back while an `auto` date format is still unsettled. */
 const MAX_HELD = 10_000;
 
@@ -126,7 +134,12 @@ export async function importStream(
   let targets: Target[] | undefined;
   const objectTargets = new Map<string, Target[]>();
   const records: AsyncIterable<RawRecord> = opts.format === 'csv' ? csvRecords(source) : ndjsonRecords(source);
+  let sinceTurn = 0;
   for await (const rec of records) {
+    if (++sinceTurn === TURN_ROWS) {
+      sinceTurn = 0;
+      await new Promise<void>((r) => setImmediate(r));
+    }
     if (rec.error !== undefined) {
       bad(rec.line, rec.error);
       continue;

@@ -7,6 +7,9 @@ import { writeOutbox } from './outbox.js';
 import { positionAtInsert, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import { COLS, needleOf, toRow, type RawRow } from './entry-reads.js';
 import { Statements } from './statements.js';
+import { withRetry } from './busy.js';
+import { recordPlan, type Ranges, reorderSteps, unfinishedPlans } from './reorder.js';
+import { unsynced } from './sync.js';
 import { durably, type WalSync } from './wal-sync.js';
 
 const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
@@ -17,7 +20,7 @@ const LIVE = 'e.project_id = ? AND e.deleted_at IS NULL';
  */
 const PENDING_OLDER = 'created_at < ? AND (status_token_hash IS NOT NULL OR max(updated_at, coalesce(confirm_sent_at, 0)) < ?)';
 /** The project's referralBoost, read inside the writing transaction. */
-const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
+export const BOOST_SQL = `(SELECT coalesce(json_extract(settings, '$.referralBoost'), 0) FROM projects WHERE id = @projectId)`;
 const BUCKET_SIZE = 1024; // = 1 << 10, the triggers' k >> 10
 
 export class SqliteLifecycle implements LifecycleStore {
@@ -456,45 +459,46 @@ export class SqliteLifecycle implements LifecycleStore {
     });
   }
 
-  async orderImported(projectId: string, ranges: readonly (readonly [number, number])[]) {
+  /**
+   * Puts an import's rows in date order, in steps with turns of the event loop between them
+   * (reorder.ts); each transaction of moves commits without an fsync, and the import is answered after
+   * the log's fdatasync (wal-sync.ts).
+   */
+  async orderImported(projectId: string, ranges: Ranges) {
     if (!ranges.length) return 0;
-    return this.tx(() => {
-      const lo = ranges[0]![0];
-      const hi = ranges[ranges.length - 1]![1];
-      // The rows in the ranges, as three columns (a million rows: 24 MB), then their order by date.
-      const rowids: number[] = [];
-      const ordinals: number[] = [];
-      const created: number[] = [];
-      const inRanges = (o: number) => {
-        let a = 0;
-        let b = ranges.length - 1;
-        while (a <= b) {
-          const m = (a + b) >> 1;
-          const [from, to] = ranges[m]!;
-          if (o < from) b = m - 1;
-          else if (o > to) a = m + 1;
-          else return true;
-        }
-        return false;
-      };
-      const read = this.stmt('SELECT rowid, ordinal, created_at FROM entries WHERE project_id = ? AND ordinal BETWEEN ? AND ?').raw();
-      for (const r of read.iterate(projectId, lo, hi) as IterableIterator<[number, number, number]>) {
-        if (!inRanges(r[1])) continue; // a join's, between two of the import's batches
-        rowids.push(r[0]);
-        ordinals.push(r[1]);
-        created.push(r[2]);
-      }
-      const byDate = rowids.map((_, i) => i).sort((a, b) => created[a]! - created[b]! || ordinals[a]! - ordinals[b]!);
-      const sorted = [...ordinals].sort((a, b) => a - b);
-      const move = this.stmt(`UPDATE entries SET ordinal = @o, k = @o - ${BOOST_SQL} * referrals WHERE rowid = @rowid`);
-      let moved = 0;
-      for (const [n, i] of byDate.entries()) {
-        if (ordinals[i] === sorted[n]) continue;
-        move.run({ o: sorted[n], rowid: rowids[i], projectId });
-        moved++;
-      }
-      return moved;
-    });
+    this.walSync?.assertSound();
+    let planId = 0;
+    await withRetry(() =>
+      this.commitMoves(() => {
+        planId = recordPlan(this.db, projectId, ranges);
+      }),
+    );
+    const steps = reorderSteps(this.db, projectId, ranges, planId, BOOST_SQL);
+    let r = steps.next();
+    while (!r.done) {
+      const step = r.value;
+      if (step) await withRetry(() => this.commitMoves(step));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      r = steps.next();
+    }
+    await this.walSync?.durable();
+    return r.value;
+  }
+
+  /** Finishes the reorders a crash left half done (reorder.ts), in one go: the store is not serving yet. */
+  finishReorders(): number {
+    const plans = unfinishedPlans(this.db);
+    for (const p of plans) {
+      const steps = reorderSteps(this.db, p.projectId, p.ranges, p.id, BOOST_SQL);
+      for (let r = steps.next(); !r.done; r = steps.next()) if (r.value) this.tx(r.value);
+    }
+    return plans.length;
+  }
+
+  /** One transaction of a reorder, committed without an fsync when the log has its own (wal-sync.ts). */
+  private commitMoves(fn: () => void): void {
+    if (this.walSync) unsynced(this.db, () => this.tx(fn));
+    else this.tx(fn);
   }
 
   async purgePending(projectId: string, before: number) {

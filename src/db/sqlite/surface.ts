@@ -21,6 +21,18 @@ export const withFields = (row: EntryRow) => (row.fields === undefined ? { ...ro
 /** The per-row AFTER INSERT triggers on entries that a bulk import replaces by per-batch statements. */
 const BULK_TRIGGERS = ['entries_live_ai', 'entries_order_ai', 'entries_queue_ai'];
 
+// An import batch's live counts and queue buckets (entry_counts_ai and entries_queue_ai for the batch's
+// rowids). Both read `entries NOT INDEXED`: left to itself SQLite walked a whole index in the grouped
+// order and checked every entry's rowid, 50 and 46 ms per batch at 1M entries, against 3 ms for the
+// batch's rowid range (the rowid is still searched: NOT INDEXED leaves the primary key).
+export const IMPORTED_COUNTS_SQL = `INSERT INTO entry_counts(project_id, live)
+  SELECT project_id, count(*) FROM entries NOT INDEXED WHERE rowid > @from AND deleted_at IS NULL GROUP BY project_id
+  ON CONFLICT(project_id) DO UPDATE SET live = live + excluded.live`;
+export const IMPORTED_BUCKETS_SQL = `INSERT INTO position_buckets(project_id, bucket, n)
+  SELECT project_id, k >> 10, count(*) FROM entries NOT INDEXED
+  WHERE rowid > @from AND status = 'waiting' AND deleted_at IS NULL GROUP BY project_id, k >> 10
+  ON CONFLICT(project_id, bucket) DO UPDATE SET n = n + excluded.n`;
+
 export class SqliteSurface {
   private readonly insertSecret;
   private readonly selectSecret;
@@ -73,18 +85,9 @@ export class SqliteSurface {
          SELECT (p.n << 40) + e.rowid, e.email, e.name FROM entries e JOIN search_projects p ON p.project_id = e.project_id
          WHERE e.rowid > @from AND e.deleted_at IS NULL`,
       ),
-      db.prepare(
-        `INSERT INTO entry_counts(project_id, live)
-         SELECT project_id, count(*) FROM entries WHERE rowid > @from AND deleted_at IS NULL GROUP BY project_id
-         ON CONFLICT(project_id) DO UPDATE SET live = live + excluded.live`,
-      ),
+      db.prepare(IMPORTED_COUNTS_SQL),
       // entries_queue_ai
-      db.prepare(
-        `INSERT INTO position_buckets(project_id, bucket, n)
-         SELECT project_id, k >> 10, count(*) FROM entries
-         WHERE rowid > @from AND status = 'waiting' AND deleted_at IS NULL GROUP BY project_id, k >> 10
-         ON CONFLICT(project_id, bucket) DO UPDATE SET n = n + excluded.n`,
-      ),
+      db.prepare(IMPORTED_BUCKETS_SQL),
     ];
     // entries_order_ai: rowid order stops matching id order when a new id is not above every id before it.
     const fixOrder = db.prepare(
