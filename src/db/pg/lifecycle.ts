@@ -8,6 +8,7 @@ import type { OutboxWrites } from '../outbox.js';
 import type { Exec } from './named.js';
 import { quote, unnestOf } from './bulk.js';
 import { writeOutboxPg } from './outbox.js';
+import { makeMoves, planMoves } from './reorder.js';
 import { searchIds } from './search.js';
 import { positionAtInsert, type Counted, type EntryRow, type PageArgs } from '../store.js';
 import * as s from './schema.js';
@@ -17,8 +18,6 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 type Conn = Db | Tx;
 
 const BUCKET_SIZE = 1024; // the triggers' k >> 10
-/** Rows an import's reorder moves per statement (orderImported): about 1 s each at 1M entries, against a 10 s statement_timeout. */
-const MOVES_PER_STATEMENT = 20_000;
 
 /**
  * Waiting entries in the buckets below bucket `b` (an SQL expression): the groups of 64 buckets below
@@ -560,41 +559,11 @@ export class PgLifecycle implements LifecycleStore {
     return { result: r.status === 'accepted' ? 'used' : 'expired', row: r };
   }
 
-  /**
-   * Puts an import's rows in date order: one transaction (the queue's lock held), in statements that each
-   * stay well inside statement_timeout. As one UPDATE it took about 3 s per 100,000 rows, and a million
-   * rows newest first ran past the 10 s timeout: the import answered 503 with its rows in batch order. The
-   * moves are planned once into a temporary table, then made MOVES_PER_STATEMENT at a time.
-   */
+  /** Puts an import's rows in date order: planned, then moved in short transactions (reorder.ts). */
   async orderImported(projectId: string, ranges: readonly (readonly [number, number])[]) {
     if (!ranges.length) return 0;
-    return this.db.transaction(async (tx) => {
-      await lockQueue(tx, projectId);
-      // Joins by hash, whatever the statistics say: right after a large import they still describe the
-      // table before it, and a nested loop over the two numberings of thousands of rows took minutes.
-      await tx.execute(sql`SET LOCAL enable_nestloop = off`);
-      await tx.execute(
-        sql`CREATE TEMPORARY TABLE import_moves ON COMMIT DROP AS
-            WITH r AS (SELECT * FROM unnest(${sql.param(ranges.map((x) => x[0]))}::bigint[], ${sql.param(ranges.map((x) => x[1]))}::bigint[]) AS r(lo, hi)),
-            imp AS (SELECT e.id, e.ordinal, e.created_at FROM entries e
-                    WHERE e.project_id = ${projectId} AND e.ordinal BETWEEN ${ranges[0]![0]} AND ${ranges[ranges.length - 1]![1]}
-                      AND EXISTS (SELECT 1 FROM r WHERE e.ordinal BETWEEN r.lo AND r.hi)),
-            by_date AS (SELECT id, ordinal AS was, row_number() OVER (ORDER BY created_at, ordinal) AS n FROM imp),
-            by_ordinal AS (SELECT ordinal, row_number() OVER (ORDER BY ordinal) AS n FROM imp)
-          SELECT row_number() OVER () AS seq, d.id, o.ordinal AS o FROM by_date d JOIN by_ordinal o ON o.n = d.n WHERE d.was <> o.ordinal`,
-      );
-      const planned = await tx.execute<{ n: string }>(sql`SELECT count(*) AS n FROM import_moves`);
-      const total = Number(planned.rows[0]?.n ?? 0);
-      let moved = 0;
-      for (let from = 0; from < total; from += MOVES_PER_STATEMENT) {
-        const r = await tx.execute(
-          sql`UPDATE entries AS e SET ordinal = m.o, k = m.o - ${boostOf(projectId)} * e.referrals
-              FROM import_moves m WHERE m.seq > ${from} AND m.seq <= ${from + MOVES_PER_STATEMENT} AND e.id = m.id`,
-        );
-        moved += r.rowCount ?? 0;
-      }
-      return moved;
-    });
+    const { planId, moves } = await planMoves(this.db, projectId, ranges);
+    return moves ? makeMoves(this.db, planId, projectId) : 0;
   }
 
   async purgePending(projectId: string, before: number) {

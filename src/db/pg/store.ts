@@ -29,6 +29,7 @@ import { lockQueue, PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction, named } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';
+import { finishPlannedMoves } from './reorder.js';
 import { searchIds } from './search.js';
 import * as s from './schema.js';
 import { PgSurface } from './surface.js';
@@ -59,6 +60,8 @@ export async function openPgStore(url: string, options: Partial<PgOptions> = {})
     await migrator.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await migrate(drizzle(migrator), { migrationsFolder: MIGRATIONS });
+      // An import's reorder cut short by a crash (reorder.ts): finished before this server serves.
+      await finishPlannedMoves(drizzle(migrator));
     } finally {
       await migrator.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
