@@ -2,12 +2,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
-import type { Issue } from '../contract/types.js';
+import type { ErrorCode, Issue } from '../contract/types.js';
 import { LIMITS } from '../contract/schemas.js';
 import { AppError, unavailable } from '../core/errors.js';
 import { DatabaseUnavailableError } from '../db/errors.js';
 import type { Req } from './context.js';
 import { describeError, logPath } from './log.js';
+import { html, sendPage } from './pages/html.js';
 import { logUnavailable } from './outage-log.js';
 import { unstorablePaths } from '../core/text.js';
 import { isUtf8 } from 'node:buffer';
@@ -34,6 +35,27 @@ export function sendError(res: ServerResponse, err: AppError): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
+}
+
+/** What a page for people says when it cannot be shown: a title and a sentence, by error code. */
+const PAGE_TEXT: Partial<Record<ErrorCode, [string, string]>> = {
+  not_found: ['Page not found', 'There is no waitlist page at this address. Check the link you followed.'],
+  rate_limited: ['Too many requests', 'Please wait a moment, then try again.'],
+  service_unavailable: ['Try again shortly', 'The waitlist cannot answer right now. Please try again in a moment.'],
+  internal: ['Something went wrong', 'The waitlist could not show this page. Please try again later.'],
+};
+
+/**
+ * The error, as the request wants it: the pages for people (`/w/…`, the hosted page and the subscriber's
+ * pages) answer a browser (an `Accept` naming text/html) with a short page of the same status, and every
+ * other request, or any client that does not ask for HTML, with the envelope.
+ */
+export function sendErrorFor(req: IncomingMessage & { path?: string }, res: ServerResponse, err: AppError): void {
+  const path = req.path ?? req.url ?? '';
+  if (!path.startsWith('/w/') || !/\btext\/html\b/i.test(String(req.headers.accept ?? ''))) return sendError(res, err);
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  const [title, text] = PAGE_TEXT[err.code] ?? ['Something went wrong', err.message];
+  sendPage(res, { status: err.status, title, body: html`<h1>${title}</h1><p>${text}</p>` });
 }
 
 /**
@@ -227,18 +249,18 @@ export function onError(err: unknown, req: Req, res: ServerResponse): void {
   }
   if (err instanceof AppError) {
     if (err.headers?.Connection === 'close' && !req.complete) lingerClose(req);
-    return sendError(res, err);
+    return sendErrorFor(req, res, err);
   }
-  if (err instanceof ZodError) return sendError(res, validationFailed(zodIssues(err)));
+  if (err instanceof ZodError) return sendErrorFor(req, res, validationFailed(zodIssues(err)));
   if (err instanceof DatabaseUnavailableError) {
     logUnavailable(req.id ?? '-', req.method ?? '-', logPath(req.path), err.message);
-    return sendError(res, unavailable('The database is unavailable; try again shortly', err.retryAfterSeconds));
+    return sendErrorFor(req, res, unavailable('The database is unavailable; try again shortly', err.retryAfterSeconds));
   }
   console.error(`[${req.id ?? '-'}] ${req.method} ${logPath(req.path)}: internal error: ${describeError(err)}`);
-  sendError(res, new AppError('internal', 'Internal server error'));
+  sendErrorFor(req, res, new AppError('internal', 'Internal server error'));
 }
 
-/** Polka's onNoMatch: an envelope 404 for unknown routes. */
+/** Polka's onNoMatch: an envelope 404 for unknown routes (a page for a browser under /w/). */
 export function onNoMatch(req: Req, res: ServerResponse): void {
-  sendError(res, new AppError('not_found', `No route for ${req.method} ${req.path}`));
+  sendErrorFor(req, res, new AppError('not_found', `No route for ${req.method} ${req.path}`));
 }
