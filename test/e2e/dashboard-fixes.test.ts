@@ -42,6 +42,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard fixes in Chromium', () => {
     if (srv) cleanup(srv);
   });
 
+  it('an unknown tab in the address shows the entries, and the address is corrected to say so', async () => {
+    await page.goto(`${srv.url}/#/projects/${p.projectId}/no-such-tab`);
+    await page.waitForFunction((want: string) => (globalThis as any).location.hash === want, `#/projects/${p.projectId}/entries`);
+    expect(await tab('Entries').getAttribute('aria-current')).toBe('page');
+  });
+
   it('never puts a secret key into the Install or Sign-up page snippets, and says why', async () => {
     await page.goto(`${srv.url}/#/projects/${p.projectId}/keys`);
     await page.getByLabel('New key name').fill('server');

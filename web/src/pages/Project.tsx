@@ -40,6 +40,13 @@ export function ProjectPage({ projectId, tab, sub }: { projectId: string; tab: s
     document.querySelector<HTMLElement>('.tabs [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }, [loaded, tab]);
 
+  // An unknown tab in the address (a typo, a link from another version) shows the entries, and the
+  // address says so: it used to keep the unknown name while the Entries tab was shown.
+  const known = TABS.some(([t]) => t === tab);
+  useEffect(() => {
+    if (project && !known) history.replaceState(null, '', `#/projects/${project.projectId}/entries`);
+  }, [project, known]);
+
   if (error) {
     return (
       <>
@@ -50,7 +57,7 @@ export function ProjectPage({ projectId, tab, sub }: { projectId: string; tab: s
     );
   }
   if (!project) return <p>Loading…</p>;
-  const current = TABS.some(([t]) => t === tab) ? tab : 'entries';
+  const current = known ? tab : 'entries';
 
   return (
     <>
