@@ -63,7 +63,7 @@ const unreadable = (file: string, err: NodeJS.ErrnoException) =>
   `cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`;
 
 /** The shortest --import-timeout a server takes (`serve --import-timeout`, 1–86,400 s, default 3,600). */
-const MIN_REQUEST_TIMEOUT_MS = 1000;
+const MIN_IMPORT_TIMEOUT_MS = 1000;
 /** Causes that mean no connection was made: nothing was cut, the server was never reached. */
 const NO_CONNECTION = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/;
 
@@ -83,7 +83,7 @@ function uploadError(err: ApiError, at: { sent: number; size: number; ms: number
     );
   }
   const cutMidUpload =
-    err.code === 'network' && !NO_CONNECTION.test(err.reason ?? '') && at.sent < at.size && at.ms >= MIN_REQUEST_TIMEOUT_MS;
+    err.code === 'network' && !NO_CONNECTION.test(err.reason ?? '') && at.sent < at.size && at.ms >= MIN_IMPORT_TIMEOUT_MS;
   if (!cutMidUpload) return err;
   return new CliError(
     `${err.message}: the connection was cut after ${(at.ms / 1000).toFixed(1)} s, with ${humanBytes(at.sent)} of ${humanBytes(at.size)} sent. ` +

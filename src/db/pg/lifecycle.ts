@@ -8,6 +8,7 @@ import type { OutboxWrites } from '../outbox.js';
 import type { Exec } from './named.js';
 import { quote, unnestOf } from './bulk.js';
 import { writeOutboxPg } from './outbox.js';
+import { boostOf, lockQueue } from './queue.js';
 import { makeMoves, planMoves } from './reorder.js';
 import { searchIds } from './search.js';
 import { positionAtInsert, type Counted, type EntryRow, type PageArgs } from '../store.js';
@@ -64,11 +65,6 @@ export async function rekeyReferrersIn(tx: Conn, projectId: string): Promise<voi
   );
 }
 
-/** Locks the project's queue (its ordinal counter row) until the transaction ends. */
-export async function lockQueue(tx: Conn, projectId: string): Promise<void> {
-  await tx.execute(sql`SELECT 1 FROM entry_ordinals WHERE project_id = ${projectId} FOR UPDATE`);
-}
-
 /** Reserves `n` ordinals of the project inside `tx` (taking the queue lock); answers the first. */
 export async function reserveOrdinalsIn(tx: Exec, projectId: string, n: number): Promise<number> {
   const r = await tx.execute<{ last: string }>(
@@ -97,10 +93,6 @@ export function closeOrdinalGaps(rows: readonly EntryRow[], first: number, inser
   }
   return { moved, last: next - 1 };
 }
-
-/** The project's referralBoost, read inside the writing transaction (never a caller's stale copy). */
-const boostOf = (projectId: string) =>
-  sql`(SELECT coalesce((settings::jsonb->>'referralBoost')::bigint, 0) FROM projects WHERE id = ${projectId})`;
 
 /** Adds `delta` counted referrals to a live referrer, moving its k by the project's boost (inside `tx`). */
 export async function creditIn(tx: Conn, projectId: string, referrerId: string | null, delta: number, _boost?: number) {

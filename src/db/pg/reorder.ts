@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { boostOf, lockQueue } from './queue.js';
 
 type Db = NodePgDatabase<Record<string, unknown>>;
 export type Ranges = readonly (readonly [number, number])[];
@@ -23,10 +24,6 @@ export type Ranges = readonly (readonly [number, number])[];
 const MOVES_PER_TX = 10_000;
 /** Plan rows copied per statement. */
 const PLAN_ROWS_PER_STATEMENT = 100_000;
-
-/** The project's referralBoost, read inside the writing transaction. */
-const boostOf = (projectId: string) =>
-  sql`(SELECT coalesce((settings::jsonb->>'referralBoost')::bigint, 0) FROM projects WHERE id = ${projectId})`;
 
 /** Plans the moves that put the import's rows in date order; answers the plan's id and how many moves. */
 export async function planMoves(db: Db, projectId: string, ranges: Ranges): Promise<{ planId: string; moves: number }> {
@@ -64,7 +61,7 @@ export async function planMoves(db: Db, projectId: string, ranges: Ranges): Prom
 export async function moveSome(db: Db, planId: string, projectId: string, after: number): Promise<{ planned: number; moved: number }> {
   const r = await db.transaction(async (tx) => {
     // The queue's lock, as every change of the queue's order takes it (an invite picks its rows by it).
-    await tx.execute(sql`SELECT 1 FROM entry_ordinals WHERE project_id = ${projectId} FOR UPDATE`);
+    await lockQueue(tx, projectId);
     return tx.execute<{ planned: string; moved: string }>(sql`
       WITH m AS (
         DELETE FROM import_moves WHERE plan_id = ${planId} AND seq > ${after} AND seq <= ${after + MOVES_PER_TX}

@@ -25,7 +25,8 @@ import {
 } from '../store.js';
 import { Batcher } from '../batcher.js';
 import { type PendingJoin, writeJoins } from './join-batch.js';
-import { lockQueue, PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
+import { PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
+import { lockQueue } from './queue.js';
 import type { OutboxWrites } from '../outbox.js';
 import { arrayRows, inTransaction, named } from './named.js';
 import { PgEventStore, writeOutboxPg } from './outbox.js';

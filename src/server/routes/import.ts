@@ -82,7 +82,8 @@ export function importRoutes(app: Polka<Req>, { store, options, trust }: Deps) {
   const byAccount = new Running(IMPORTS_PER_ACCOUNT);
   const byAddress = new Running(IMPORTS_PER_ADDRESS);
   app.post('/api/project/:projectId/import', async (req, res) => {
-    const project = await getProject(store, userOf(req).id, req.params.projectId!);
+    const account = userOf(req).id;
+    const project = await getProject(store, account, req.params.projectId!);
     const q = parseQuery(req, importQuery);
     const mime = mimeOf(req);
     if (mime && !IMPORT_TYPES.includes(mime)) {
@@ -94,7 +95,6 @@ export function importRoutes(app: Polka<Req>, { store, options, trust }: Deps) {
       );
     }
     const format = q.format ?? (mime.includes('json') ? 'ndjson' : 'csv');
-    const account = userOf(req).id;
     const address = limitKey(clientIp(req, trust) ?? 'unknown');
     if (!byAccount.take(account)) throw tooMany(`${IMPORTS_PER_ACCOUNT} imports of this account are`);
     if (!byAddress.take(address)) {
