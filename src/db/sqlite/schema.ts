@@ -148,7 +148,8 @@ export const positionBuckets = sqliteTable(
 );
 export * from './schema-events.js';
 // Sign-up surface (migrations/sqlite/0007_surface.sql): server-wide secrets (the captcha HMAC key, so
-// every instance agrees) and used captcha solutions (one use each, kept until the challenge expires).
+// every instance agrees) and used captcha solutions (one use each, kept until the challenge expires;
+// no key on the signature since migration 0018: the server checks them in memory, see surface.ts).
 export const serverSecrets = sqliteTable('server_secrets', {
   name: text('name').primaryKey(),
   value: text('value').notNull(),
@@ -157,7 +158,7 @@ export const serverSecrets = sqliteTable('server_secrets', {
 export const captchaSolutions = sqliteTable(
   'captcha_solutions',
   {
-    signature: text('signature').primaryKey(),
+    signature: text('signature').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },
   (t) => [index('captcha_solutions_expires_idx').on(t.expiresAt)],
