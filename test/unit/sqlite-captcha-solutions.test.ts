@@ -1,38 +1,21 @@
 // Migration 0018: used captcha solutions without a key on the signature. A database with used
 // solutions from before it keeps refusing them, and solutions used after it are refused after a restart.
 import Database from 'better-sqlite3';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
+import { migratedBefore } from '../helpers/sqlite-migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A database migrated up to the migration before `tag`. */
-function migratedBefore(tag: string, file: string): Database.Database {
-  const folder = resolve(import.meta.dirname, '../../migrations/sqlite');
-  const old = join(dir, `before-${tag}`);
-  mkdirSync(join(old, 'meta'), { recursive: true });
-  const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8'));
-  const at = journal.entries.findIndex((e: { tag: string }) => e.tag === tag);
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(join(old, 'meta/_journal.json'), JSON.stringify(journal));
-  for (const e of journal.entries) cpSync(join(folder, `${e.tag}.sql`), join(old, `${e.tag}.sql`));
-  const raw = new Database(file);
-  migrate(drizzle(raw), { migrationsFolder: old });
-  return raw;
-}
 
 describe('captcha solutions (SQLite)', () => {
   it('0018 keeps the used solutions, drops the key on the signature, and keeps the expiry index', async () => {
     const file = join(dir, 'old.db');
     const now = Date.now();
-    const raw = migratedBefore('0018_captcha_solutions_unkeyed', file);
+    const raw = migratedBefore('0018_captcha_solutions_unkeyed', file, dir);
     raw
       .prepare('INSERT INTO captcha_solutions (signature, expires_at) VALUES (?, ?), (?, ?)')
       .run('sig-live', now + 600_000, 'sig-expired', now - 1000);

@@ -1,14 +1,13 @@
 // The SQLite structures kept by triggers: live counts per project, the narrow search rows and the
 // rowid-order flag that lets search pages walk rowids.
 import Database from 'better-sqlite3';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/db/sqlite/store.js';
 import type { EntryRow } from '../../src/db/store.js';
+import { migratedBefore } from '../helpers/sqlite-migrations.js';
 import { entry as entryRow, project, user } from '../store/conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'waitlist-unit-'));
@@ -100,18 +99,8 @@ describe('SQLite search state', () => {
 
   it('0008_search migrates a database that already has entries in several projects', async () => {
     // A database migrated up to the migration before 0008_search, with entries in two projects.
-    const folder = resolve(import.meta.dirname, '../../migrations/sqlite');
-    const old = join(dir, 'old-migrations');
-    mkdirSync(join(old, 'meta'), { recursive: true });
-    const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8'));
-    const at = journal.entries.findIndex((e: { tag: string }) => e.tag === '0008_search');
-    expect(at).toBeGreaterThan(0);
-    journal.entries = journal.entries.slice(0, at);
-    writeFileSync(join(old, 'meta/_journal.json'), JSON.stringify(journal));
-    for (const e of journal.entries) cpSync(join(folder, `${e.tag}.sql`), join(old, `${e.tag}.sql`));
     const file = join(dir, 'old.db');
-    const raw = new Database(file);
-    migrate(drizzle(raw), { migrationsFolder: old });
+    const raw = migratedBefore('0008_search', file, dir);
     expect(raw.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'search_projects'`).pluck().get()).toBe(0);
     raw.exec(`INSERT INTO users (id, email, email_norm, password_hash, created_at, updated_at) VALUES ('usr_1', 'o@x.io', 'o@x.io', 'h', 1, 1);
       INSERT INTO projects (id, user_id, name, slug, created_at, updated_at) VALUES
