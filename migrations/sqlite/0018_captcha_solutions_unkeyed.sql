@@ -3,7 +3,7 @@
 -- only read whole at start-up and pruned by expiry. The primary key on the signature (an HMAC: random)
 -- made every join with a captcha insert into a random leaf of a growing index, and write that page to
 -- the log: joins with the captcha on ran at 73 % of those without, 91 % without that write. Rows are
--- now appended in expiry order, to the table and its expiry index.
+-- now appended, nearly in expiry order, to the table and its expiry index.
 CREATE TABLE `captcha_solutions_new` (
 	`signature` text NOT NULL,
 	`expires_at` integer NOT NULL
