@@ -188,8 +188,9 @@ async function autocannonLoad(url, path, key, { seconds, connections, randomSecr
 /**
  * What a run's latency owes to its rate alone: `connections` that each send their next request as soon
  * as the last is answered keep that many in flight, so the mean latency is about connections ÷
- * requests/s (Little's law), however the server spends its time. A p99 target below that mean is out
- * of reach at this rate; only more requests/s bring it down.
+ * requests/s (Little's law), however the server spends its time. The p99 sits above that mean unless a
+ * few requests take most of the waiting, so a p99 target below it is out of reach at this rate: only
+ * more requests/s bring it down.
  */
 const meanNote = (r, connections = 64) => `mean ≈ ${connections} ÷ ${fmt(r.rps, 0)}/s = ${fmt((connections * 1000) / r.rps)} ms`;
 
