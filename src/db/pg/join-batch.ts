@@ -8,7 +8,7 @@ import { type EntryRow, positionAtInsert } from '../store.js';
 import { bulkInsert } from './bulk.js';
 import { closeOrdinalGaps, insertCrediting, insertResolvingRefs } from './lifecycle.js';
 import { integer, literal, named } from './named.js';
-import { eventsInsertText, heardOf, subscriptionsOf, wantedEvents, writeOutboxPg } from './outbox.js';
+import { eventsInsertText, subscribersFrom, subscribersOf, wantedEvents, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 
 /** A join waiting for its batch. */
@@ -28,8 +28,9 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
   const byProject = new Map<string, PendingJoin[]>();
   for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
   const projects = [...byProject.keys()].sort(); // rows locked in this order: no deadlock between batches
-  // BEGIN, the ordinal reservations, the webhook subscriptions of the batch's projects (so a batch
-  // whose events no webhook wants sends no outbox statement), and the waiting totals of the projects
+  // BEGIN, the ordinal reservations, the enabled webhooks of the batch's projects with the types they
+  // subscribe to (so a batch whose events no webhook wants sends no outbox statement, and one whose
+  // events only webhooks read writes their deliveries too), and the waiting totals of the projects
   // the batch may add waiting entries to: one round trip. The totals are read under the ordinal row's
   // lock, which every write that moves a queue takes first (lifecycle.ts), so they hold until COMMIT.
   const queued = projects.filter((id) => byProject.get(id)!.some((p) => p.row.status === 'waiting'));
@@ -37,14 +38,14 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
     `BEGIN; INSERT INTO entry_ordinals(project_id, last)
      VALUES ${projects.map((id) => `(${literal(id)}, ${integer(byProject.get(id)!.length)})`).join(', ')}
      ON CONFLICT (project_id) DO UPDATE SET last = entry_ordinals.last + EXCLUDED.last RETURNING project_id, last;
-     ${subscriptionsOf(projects)}${
+     ${subscribersOf(projects)}${
        queued.length
          ? `; SELECT project_id, coalesce(sum(n), 0) AS n FROM position_groups
             WHERE project_id IN (${queued.map(literal).join(', ')}) GROUP BY project_id`
          : ''
      }`,
   )) as unknown as pg.QueryResult[];
-  const heard = heardOf(opened[2]!.rows as { project_id: string; type: string }[]);
+  const subscribers = subscribersFrom(opened[2]!.rows as { id: string; project_id: string; type: string }[]);
   const before = (opened[3]?.rows ?? []) as { project_id: string; n: string }[];
   for (const r of opened[1]!.rows as { project_id: string; last: string }[]) {
     const rows = byProject.get(r.project_id)!;
@@ -86,11 +87,12 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
   newPositions(waiting, before);
   const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
   // The events someone reads (a webhook subscribes, or sign-up notices) go with the closing
-  // statements below, as literals: no round trip of their own. Emails (welcome or confirmation,
-  // rare on the join path) keep a statement of their own.
+  // statements below, as literals: no round trip of their own. Those only webhooks read go already
+  // fanned out, with one delivery per subscribed webhook (eventsInsertText). Emails (welcome or
+  // confirmation, rare on the join path) keep a statement of their own.
   const events = wantedEvents(
     writes.flatMap((w) => w.events ?? []),
-    heard,
+    subscribers,
   );
   const emails = writes.flatMap((w) => w.emails ?? []);
   const wroteEmails = emails.length > 0 && (await writeOutboxPg(tx, { emails }));
@@ -101,7 +103,9 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
   for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
   const touch = `UPDATE api_keys AS k SET last_used_at = u.at
      FROM (VALUES ${[...latest].map(([id, at]) => `(${literal(id)}, ${integer(at)}::bigint)`).join(', ')}) AS u(id, at) WHERE k.id = u.id`;
-  const closing = [...compacting, events.length ? eventsInsertText(events) : undefined, touch, 'COMMIT'].filter((q) => q !== undefined);
+  const closing = [...compacting, events.length ? eventsInsertText(events, subscribers) : undefined, touch, 'COMMIT'].filter(
+    (q) => q !== undefined,
+  );
   await client.query(closing.join('; '));
   return { ids, wrote };
 }

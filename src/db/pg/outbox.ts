@@ -55,11 +55,30 @@ const subscribed = (p: SQL, t: SQL) =>
 const SUBSCRIPTIONS = `SELECT DISTINCT w.project_id, t.type
   FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type) WHERE w.enabled AND w.project_id`;
 
-/** The subscriptions of the projects, as a statement of a simple query (ids inlined as literals); read it in the writing transaction. */
-export const subscriptionsOf = (projectIds: string[]) => `${SUBSCRIPTIONS} IN (${projectIds.map(literal).join(', ')})`;
-
 /** Subscription rows as the set of `project\ntype` that `writeOutboxPg` takes. */
 export const heardOf = (rows: { project_id: string; type: string }[]) => new Set(rows.map((r) => `${r.project_id}\n${r.type}`));
+
+/**
+ * The enabled webhooks of the projects with the types each subscribes to, one row per webhook and type,
+ * as a statement of a simple query: a join batch reads it with its BEGIN, after its ordinal locks, so
+ * a webhook committed before the batch's first statement hears its joins.
+ */
+export const subscribersOf = (projectIds: string[]) =>
+  `SELECT w.id, w.project_id, t.type FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type)
+   WHERE w.enabled AND w.project_id IN (${projectIds.map(literal).join(', ')}) ORDER BY w.id`;
+
+/** The subscribed webhooks' ids by `project\ntype` (subscribersOf's rows). */
+export type Subscribers = ReadonlyMap<string, readonly string[]>;
+export function subscribersFrom(rows: { id: string; project_id: string; type: string }[]): Subscribers {
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const k = `${r.project_id}\n${r.type}`;
+    const ids = out.get(k);
+    if (ids) ids.push(r.id);
+    else out.set(k, [r.id]);
+  }
+  return out;
+}
 
 /** The subscriptions of the events' projects, read with `tx`. */
 async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<string>> {
@@ -70,11 +89,10 @@ async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<strin
 
 /**
  * Appends events and emails to the outbox with `tx`, the caller's transaction. The events are fanned
- * out by the dispatcher, on its own connection: writing their deliveries in a join batch instead (as
- * SQLite does) lengthened the batch, which holds its projects' ordinal locks, and joins with a webhook
- * ran 3-6 % slower (docs/performance.md, round twelve). A join batch reads its projects' subscriptions
- * with its BEGIN (`subscriptionsOf`) and sends its events with its COMMIT (`eventsInsertText`); only
- * its emails come here.
+ * out by the dispatcher, on its own connection. A join batch does not come here for its events: it
+ * reads its projects' webhooks with its BEGIN (`subscribersOf`) and sends its events, webhook-only ones
+ * already fanned out with their deliveries, with its COMMIT (`eventsInsertText`); only its emails
+ * come here.
  */
 export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined): Promise<boolean> {
   let n = 0;
@@ -128,20 +146,49 @@ export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined):
  * transaction: every event that is not `ifSubscribed`, and those that are when a webhook of their
  * project subscribes to their type.
  */
-export function wantedEvents(events: readonly OutboxEvent[], heard: Set<string>): OutboxEvent[] {
+export function wantedEvents(events: readonly OutboxEvent[], heard: { has(key: string): boolean }): OutboxEvent[] {
   return events.filter((e) => !e.ifSubscribed || heard.has(`${e.projectId}\n${e.type}`));
 }
 
 /**
- * The INSERT of `events` as SQL text with their values as literals, for a simple query of several
- * statements: the join batch sends it with its closing statements and COMMIT, one round trip fewer
+ * The INSERTs of `events` as SQL text with their values as literals, for a simple query of several
+ * statements: the join batch sends them with its closing statements and COMMIT, one round trip fewer
  * than a statement of its own (src/db/pg/store.ts).
+ *
+ * An `ifSubscribed` event is read by webhooks only, so its fan-out is decided here, as on SQLite: it is
+ * written already fanned out, with one pending delivery per webhook in `subscribers` (read in the same
+ * transaction). The dispatcher then only claims and sends them; its fan-out would otherwise read the
+ * event back, lock it, and rewrite the whole row to mark it (docs/performance.md, round twenty-seven).
+ * Any other event (one that may become a sign-up notice) is left to the fan-out.
  */
-export function eventsInsertText(events: readonly OutboxEvent[]): string {
-  const rows = events.map(
-    (e) => `(${literal(e.id)}, ${literal(e.projectId)}, ${literal(e.type)}, ${literal(e.payload)}, ${integer(e.createdAt)})`,
-  );
-  return `INSERT INTO events (id, project_id, type, payload, created_at) VALUES ${rows.join(', ')}`;
+export function eventsInsertText(events: readonly OutboxEvent[], subscribers: Subscribers): string {
+  const plain: string[] = [];
+  const fanned: string[] = [];
+  const deliveries: string[] = [];
+  for (const e of events) {
+    const values = `${literal(e.id)}, ${literal(e.projectId)}, ${literal(e.type)}, ${literal(e.payload)}, ${integer(e.createdAt)}`;
+    const hooks = e.ifSubscribed ? subscribers.get(`${e.projectId}\n${e.type}`) : undefined;
+    if (!e.ifSubscribed || !hooks?.length) {
+      plain.push(`(${values})`);
+      continue;
+    }
+    fanned.push(`(${values}, true)`);
+    const at = integer(e.createdAt);
+    for (const webhookId of hooks) {
+      deliveries.push(
+        `(${literal(e.deliveryId())}, ${literal(e.projectId)}, 'webhook', ${literal(webhookId)}, ${literal(e.id)}, ${literal(e.type)}, 'pending', 0, ${at}, ${at}, ${at})`,
+      );
+    }
+  }
+  const out: string[] = [];
+  if (plain.length) out.push(`INSERT INTO events (id, project_id, type, payload, created_at) VALUES ${plain.join(', ')}`);
+  if (fanned.length) out.push(`INSERT INTO events (id, project_id, type, payload, created_at, fanned_out) VALUES ${fanned.join(', ')}`);
+  if (deliveries.length) {
+    out.push(
+      `INSERT INTO deliveries (id, project_id, kind, webhook_id, event_id, type, status, attempts, next_attempt_at, created_at, updated_at) VALUES ${deliveries.join(', ')}`,
+    );
+  }
+  return out.join('; ');
 }
 
 /**
