@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteEntry, joinWaitlist } from '../../src/core/entries.js';
 import { inviteEntries } from '../../src/core/invites.js';
+import { positionOf } from '../../src/core/lifecycle.js';
 import { fanOutPlan } from '../../src/core/fanout.js';
 import { newEmail, outboxId } from '../../src/core/outbox.js';
 import type { Store } from '../../src/db/index.js';
@@ -206,6 +207,31 @@ describe(`outbox on ${DIALECT}`, () => {
     const claimed = await Promise.all(rows.slice(0, 2).map((d) => store.events.claimOne('wh_o4a', d.id, Date.now(), 60_000)));
     expect(new Set(claimed.map((c) => JSON.parse(c!.payload!).data.entryId))).toEqual(new Set(joined.map((e) => e.id)));
     expect(claimed.every((c) => c!.webhookId === 'wh_o4a' && c!.webhook?.enabled === true)).toBe(true);
+  });
+
+  it('gives each event of a group commit with a duplicate the position its entry has, and the duplicate none', async () => {
+    // PostgreSQL builds a batch's outbox rows while its INSERT runs, as if no row were a duplicate, and
+    // builds them again when one was: the payloads must carry the positions of the entries inserted.
+    const p = project('usr_o1', { id: 'prj_outbox6', slug: 'outbox-six' });
+    await store.insertProject(p);
+    await store.events.insertWebhook(webhook(p.id, 'wh_o6', ['entry.created']));
+    const pctx = { ...ctx, projectId: p.id, project: p };
+    const emails = ['q1@x.io', 'q2@x.io', 'Q1@x.io', 'q3@x.io', 'q2@X.io', 'q4@x.io'];
+    const joins = await Promise.allSettled(emails.map((email) => joinWaitlist(store, pctx, { email })));
+    const joined = joins.flatMap((j) => (j.status === 'fulfilled' ? [j.value] : []));
+    expect(joined.map((e) => e.email).sort()).toEqual(['q1@x.io', 'q2@x.io', 'q3@x.io', 'q4@x.io']);
+    const deliveries = (await store.events.listDeliveries('wh_o6', { offset: 0, limit: 10 })).rows;
+    expect(deliveries).toHaveLength(4); // one event per entry inserted, none for a duplicate
+    const data = await Promise.all(
+      deliveries.map(async (d) => JSON.parse((await store.events.claimOne('wh_o6', d.id, Date.now(), 60_000))!.payload!).data),
+    );
+    const byId = new Map(data.map((d) => [d.entryId as string, d.position as number]));
+    expect(new Set(byId.keys())).toEqual(new Set(joined.map((e) => e.id)));
+    for (const e of joined) {
+      expect(byId.get(e.id)).toBe(await positionOf(store, e)); // what the management API shows
+      expect(e.position).toBe(byId.get(e.id)); // and the join's own answer
+    }
+    expect([...byId.values()].sort()).toEqual([1, 2, 3, 4]);
   });
 
   it("keeps a join event's payload exact, whatever its text holds (PostgreSQL sends it as an SQL literal)", async () => {

@@ -3,12 +3,12 @@
 // its exact position (see PgStore.insertBatch for why the round trips are shaped as they are).
 import { sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
-import type { OutboxWrites } from '../outbox.js';
+import type { OutboxEmail, OutboxEvent, OutboxWrites } from '../outbox.js';
 import { type EntryRow, positionAtInsert } from '../store.js';
 import { bulkInsert } from './bulk.js';
 import { closeOrdinalGaps, insertCrediting, insertResolvingRefs } from './lifecycle.js';
 import { integer, literal, named } from './named.js';
-import { eventsInsertText, subscribersFrom, subscribersOf, wantedEvents, writeOutboxPg } from './outbox.js';
+import { eventsInsertText, type Subscribers, subscribersFrom, subscribersOf, wantedEvents, writeOutboxPg } from './outbox.js';
 import * as s from './schema.js';
 
 /** A join waiting for its batch. */
@@ -68,11 +68,24 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
   // A batch with referred joins credits their referrers in the same statement (insertCrediting);
   // their `ref` codes are resolved by that INSERT (insertResolvingRefs), so the batch needs no
   // lookup before it.
-  const inserted = await tx.execute<{ id: string; referred_by?: string | null }>(
+  const inserting = tx.execute<{ id: string; referred_by?: string | null }>(
     refs || rows.some((r) => r.referredBy && r.status === 'waiting')
       ? insertCrediting(insert(sql`id, project_id, referred_by, status`))
       : insert(sql`id`),
   );
+  // The INSERT is on its way (execute sends it before it returns). While PostgreSQL runs it, the
+  // outbox rows are built as if every row will be inserted, the usual case: the project's ordinal
+  // lock is held from the first round trip to the COMMIT, so work done now is work the next batch does
+  // not wait for. Not for a batch with refs (the INSERT resolves their referrers, which the payloads
+  // carry); redone below when the INSERT refused a duplicate.
+  const everyRow = new Set(rows.map((r) => r.id));
+  let guessed: ReturnType<typeof outboxOf> | undefined;
+  try {
+    guessed = refs ? undefined : outboxOf(batch, byProject, everyRow, before, subscribers);
+  } catch {
+    // Built again below, after the INSERT, where an error fails the batch as it always did.
+  }
+  const inserted = await inserting;
   const ids = new Set(inserted.rows.map((r) => r.id));
   // A duplicate's ordinal was reserved with the batch: close up the gaps it left (see compactOrdinals).
   const compacting = compactOrdinals(byProject, ids, opened[1]!.rows as { project_id: string; last: string }[]);
@@ -80,21 +93,12 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
     const referredBy = new Map(inserted.rows.map((r) => [r.id, r.referred_by ?? null]));
     for (const p of batch) if (p.ref !== undefined) p.row.referredBy = referredBy.get(p.row.id) ?? null;
   }
-  // Before the outbox rows are built: an entry.created payload carries the new entry's position.
-  const waiting = [...byProject.values()]
-    .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
-    .filter((group) => group.length > 0);
-  newPositions(waiting, before);
-  const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
-  // The events someone reads (a webhook subscribes, or sign-up notices) go with the closing
-  // statements below, as literals: no round trip of their own. Those only webhooks read go already
-  // fanned out, with one delivery per subscribed webhook (eventsInsertText). Emails (welcome or
-  // confirmation, rare on the join path) keep a statement of their own.
-  const events = wantedEvents(
-    writes.flatMap((w) => w.events ?? []),
-    subscribers,
-  );
-  const emails = writes.flatMap((w) => w.emails ?? []);
+  let outbox = guessed;
+  if (!outbox || ids.size !== everyRow.size) {
+    for (const r of rows) if (!ids.has(r.id)) positionAtInsert.delete(r); // a duplicate: no position
+    outbox = outboxOf(batch, byProject, ids, before, subscribers);
+  }
+  const { events, emails, eventsText } = outbox;
   const wroteEmails = emails.length > 0 && (await writeOutboxPg(tx, { emails }));
   const wrote = wroteEmails || events.length > 0;
   // Each key's lastUsedAt becomes its latest join in the batch (inserted or duplicate: the key was
@@ -103,11 +107,36 @@ export async function writeJoins(client: pg.PoolClient, batch: PendingJoin[]): P
   for (const { keyId, row } of batch) latest.set(keyId, Math.max(latest.get(keyId) ?? 0, row.createdAt));
   const touch = `UPDATE api_keys AS k SET last_used_at = u.at
      FROM (VALUES ${[...latest].map(([id, at]) => `(${literal(id)}, ${integer(at)}::bigint)`).join(', ')}) AS u(id, at) WHERE k.id = u.id`;
-  const closing = [...compacting, events.length ? eventsInsertText(events, subscribers) : undefined, touch, 'COMMIT'].filter(
-    (q) => q !== undefined,
-  );
+  const closing = [...compacting, eventsText, touch, 'COMMIT'].filter((q) => q !== undefined);
   await client.query(closing.join('; '));
   return { ids, wrote };
+}
+
+/**
+ * The outbox rows of the batch's rows in `ids` (those inserted): first their positions (an
+ * entry.created payload carries the new entry's position), then the events someone reads (a webhook
+ * subscribes, or sign-up notices), which go with the closing statements as literals, no round trip of
+ * their own: those only webhooks read already fanned out, with one delivery per subscribed webhook
+ * (eventsInsertText). Emails (welcome or confirmation, rare on the join path) keep a statement of their own.
+ */
+function outboxOf(
+  batch: PendingJoin[],
+  byProject: Map<string, PendingJoin[]>,
+  ids: Set<string>,
+  before: { project_id: string; n: string }[],
+  subscribers: Subscribers,
+): { events: OutboxEvent[]; emails: OutboxEmail[]; eventsText: string | undefined } {
+  const waiting = [...byProject.values()]
+    .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
+    .filter((group) => group.length > 0);
+  newPositions(waiting, before);
+  const writes = batch.filter((p) => p.outbox && ids.has(p.row.id)).map((p) => p.outbox!(p.row));
+  const events = wantedEvents(
+    writes.flatMap((w) => w.events ?? []),
+    subscribers,
+  );
+  const emails = writes.flatMap((w) => w.emails ?? []);
+  return { events, emails, eventsText: events.length ? eventsInsertText(events, subscribers) : undefined };
 }
 
 /**
