@@ -51,23 +51,21 @@ const CHECK_FIRST = 64;
 const subscribed = (p: SQL, t: SQL) =>
   sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${p} AND w.enabled AND w.events::jsonb ? ${t})`;
 
-/** The enabled webhooks' subscriptions, one row per project and type; the projects are picked by what follows. */
-const SUBSCRIPTIONS = `SELECT DISTINCT w.project_id, t.type
+/**
+ * The enabled webhooks with the types each subscribes to, one row per webhook and type; the projects
+ * are picked by what follows. Read in the writing transaction.
+ */
+const SUBSCRIBERS = `SELECT w.id, w.project_id, t.type
   FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type) WHERE w.enabled AND w.project_id`;
 
-/** Subscription rows as the set of `project\ntype` that `writeOutboxPg` takes. */
-export const heardOf = (rows: { project_id: string; type: string }[]) => new Set(rows.map((r) => `${r.project_id}\n${r.type}`));
-
 /**
- * The enabled webhooks of the projects with the types each subscribes to, one row per webhook and type,
- * as a statement of a simple query: a join batch reads it with its BEGIN, after its ordinal locks, so
- * a webhook committed before the batch's first statement hears its joins.
+ * SUBSCRIBERS of the projects as a statement of a simple query (ids inlined as literals): a join batch
+ * reads it with its BEGIN, after its ordinal locks, so a webhook committed before the batch's first
+ * statement hears its joins.
  */
-export const subscribersOf = (projectIds: string[]) =>
-  `SELECT w.id, w.project_id, t.type FROM webhooks w CROSS JOIN LATERAL jsonb_array_elements_text(w.events::jsonb) AS t(type)
-   WHERE w.enabled AND w.project_id IN (${projectIds.map(literal).join(', ')}) ORDER BY w.id`;
+export const subscribersOf = (projectIds: string[]) => `${SUBSCRIBERS} IN (${projectIds.map(literal).join(', ')}) ORDER BY w.id`;
 
-/** The subscribed webhooks' ids by `project\ntype` (subscribersOf's rows). */
+/** The subscribed webhooks' ids by `project\ntype` (SUBSCRIBERS' rows). */
 export type Subscribers = ReadonlyMap<string, readonly string[]>;
 export function subscribersFrom(rows: { id: string; project_id: string; type: string }[]): Subscribers {
   const out = new Map<string, string[]>();
@@ -80,11 +78,13 @@ export function subscribersFrom(rows: { id: string; project_id: string; type: st
   return out;
 }
 
-/** The subscriptions of the events' projects, read with `tx`. */
-async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Set<string>> {
+/** The subscribers of the events' projects, read with `tx`. */
+async function subscriptions(tx: Exec, events: OutboxEvent[]): Promise<Subscribers> {
   const projectIds = [...new Set(events.map((e) => e.projectId))];
-  const r = await tx.execute<{ project_id: string; type: string }>(sql`${sql.raw(SUBSCRIPTIONS)} = ANY(${sql.param(projectIds)}::text[])`);
-  return heardOf(r.rows);
+  const r = await tx.execute<{ id: string; project_id: string; type: string }>(
+    sql`${sql.raw(SUBSCRIBERS)} = ANY(${sql.param(projectIds)}::text[]) ORDER BY w.id`,
+  );
+  return subscribersFrom(r.rows);
 }
 
 /**
@@ -142,12 +142,11 @@ export async function writeOutboxPg(tx: Exec, writes: OutboxWrites | undefined):
 }
 
 /**
- * The events to write, given the webhook subscriptions `heard` (`project\ntype`) read in the writing
- * transaction: every event that is not `ifSubscribed`, and those that are when a webhook of their
- * project subscribes to their type.
+ * The events to write, given the webhook `subscribers` read in the writing transaction: every event
+ * that is not `ifSubscribed`, and those that are when a webhook of their project subscribes to their type.
  */
-export function wantedEvents(events: readonly OutboxEvent[], heard: { has(key: string): boolean }): OutboxEvent[] {
-  return events.filter((e) => !e.ifSubscribed || heard.has(`${e.projectId}\n${e.type}`));
+export function wantedEvents(events: readonly OutboxEvent[], subscribers: Subscribers): OutboxEvent[] {
+  return events.filter((e) => !e.ifSubscribed || subscribers.has(`${e.projectId}\n${e.type}`));
 }
 
 /**
