@@ -86,6 +86,11 @@ describe.skipIf(!baseUrl)('named statements on PostgreSQL', () => {
        SELECT id, n FROM named_t WHERE id LIKE 'lit%' ORDER BY n; COMMIT`,
     )) as unknown as pg.QueryResult<{ id: string; n: string }>[];
     expect(results.at(-2)!.rows.map((r) => r.id)).toEqual(tricky.map((v, i) => `lit${i}${v}`));
+    // The same text reads the same with standard_conforming_strings off (backslashes go in E'…').
+    const off = (await pool.query(
+      `BEGIN; SET LOCAL standard_conforming_strings = off; SELECT ${tricky.map((v, i) => `${literal(v)} AS c${i}`).join(', ')}; COMMIT`,
+    )) as unknown as pg.QueryResult<Record<string, string>>[];
+    expect(Object.values(off[2]!.rows[0]!)).toEqual(tricky);
     for (const bad of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) expect(() => integer(bad)).toThrow(TypeError);
     expect(integer(-3)).toBe('-3');
   });
