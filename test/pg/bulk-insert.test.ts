@@ -6,7 +6,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { bigint, boolean, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bulkInsert } from '../../src/db/pg/bulk.js';
+import { bulkInsert, literalRows } from '../../src/db/pg/bulk.js';
 import { createPgDatabase } from '../helpers/pg.js';
 
 const baseUrl = process.env.TEST_DATABASE_URL;
@@ -90,5 +90,27 @@ describe.skipIf(!baseUrl)('bulkInsert on PostgreSQL', () => {
       ]),
     ).toThrow(TypeError);
     expect(() => bulkInsert(t, [])).toThrow(RangeError);
+  });
+
+  it('inlines rows as literals for a simple query (literalRows): every value exact, NULL and number columns typed by the first row', async () => {
+    const labels = ['plain', "o'brien", 'back\\slash', "\\'", 'NULL', 'line\nbreak', 'İstanbul 😀', '', null];
+    // The first row's label is NULL and its n a number: without the casts the VALUES column would be text.
+    const rows = [null, ...labels].map((label, i) => ({ id: `lit${i}`, label, at: 1_796_000_000_000 + i, n: i, flag: i % 2 === 0 }));
+    const { names, values } = literalRows(t, rows);
+    expect(names).toEqual(['"id"', '"label"', '"at"', '"n"', '"flag"']);
+    await client.query(`INSERT INTO bulk_t (${names.join(', ')}) SELECT * FROM (VALUES ${values.map((v) => `(${v})`).join(', ')}) AS v`);
+    const back = await client.query("SELECT id, label, at::text AS at, n, flag FROM bulk_t WHERE id LIKE 'lit%' ORDER BY at");
+    expect(back.rows).toEqual(rows.map((r) => ({ ...r, at: String(r.at) })));
+    // `omit` leaves a column out; rows that disagree, values that are not whole numbers, and no rows are refused.
+    expect(literalRows(t, [{ id: 'x', at: 1, n: 2 }], ['n']).names).toEqual(['"id"', '"at"']);
+    expect(() =>
+      literalRows(t, [
+        { id: 'a', at: 1 },
+        { id: 'b', at: 2, n: 3 },
+      ]),
+    ).toThrow(TypeError);
+    expect(() => literalRows(t, [{ id: 'a', at: 1.5 }])).toThrow(TypeError);
+    expect(() => literalRows(t, [{ id: 'a', at: 1, label: {} }])).toThrow(TypeError);
+    expect(() => literalRows(t, [])).toThrow(RangeError);
   });
 });

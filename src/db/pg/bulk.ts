@@ -10,6 +10,7 @@
 // from the drizzle table (`getSQLType()`), so the arrays are cast to exactly the column types.
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { integer, literal } from './named.js';
 
 interface Column {
   key: string;
@@ -64,4 +65,40 @@ export function unnestOf<T extends object>(table: PgTable, rows: readonly T[]): 
     sql`, `,
   );
   return { names, unnest, given: given.map((c) => c.name) };
+}
+
+/**
+ * `rows` as the rows of a `VALUES` list with their values inlined as literals, for a simple query of
+ * several statements, where a statement can have no parameters (the join batch sends its INSERT with
+ * its BEGIN: src/db/pg/join-batch.ts). Answers the quoted names of the columns given (as bulkInsert
+ * picks them, less `omit`) and each row's values, comma separated. The first row's values carry their
+ * column's type (`'…'::bigint`), which a `VALUES` list takes for the whole column, so a column of
+ * NULLs or numbers is typed as its table column, not as text. Strings go through `literal` (named.ts),
+ * numbers must be whole (`integer`), booleans are TRUE or FALSE; anything else throws (TypeError).
+ */
+export function literalRows<T extends object>(
+  table: PgTable,
+  rows: readonly T[],
+  omit: readonly string[] = [],
+): { names: string[]; values: string[] } {
+  if (!rows.length) throw new RangeError('literalRows needs at least one row');
+  const all = columns(table);
+  const given = all.filter((c) => (rows[0] as Record<string, unknown>)[c.key] !== undefined && !omit.includes(c.key));
+  const values = rows.map((r, i) => {
+    const row = r as Record<string, unknown>;
+    if (i > 0)
+      for (const c of all)
+        if ((row[c.key] === undefined) !== ((rows[0] as Record<string, unknown>)[c.key] === undefined))
+          throw new TypeError(`literalRows: column ${c.key} is given by some rows only`);
+    return given.map((c) => (i === 0 ? `${literalOf(row[c.key], c.key)}::${c.type}` : literalOf(row[c.key], c.key))).join(', ');
+  });
+  return { names: given.map((c) => quote(c.name)), values };
+}
+
+function literalOf(v: unknown, key: string): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'string') return literal(v);
+  if (typeof v === 'number') return integer(v);
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  throw new TypeError(`literalRows: column ${key} holds a ${typeof v}`);
 }

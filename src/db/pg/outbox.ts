@@ -160,12 +160,17 @@ export function wantedEvents(events: readonly OutboxEvent[], subscribers: Subscr
  * event back, lock it, and rewrite the whole row to mark it (docs/performance.md, round twenty-seven).
  * Any other event (one that may become a sign-up notice) is left to the fan-out.
  */
-export function eventsInsertText(events: readonly OutboxEvent[], subscribers: Subscribers): string {
+export function eventsInsertText(
+  events: readonly OutboxEvent[],
+  subscribers: Subscribers,
+  /** An event's payload as an SQL literal; the join batch gives those it built while its INSERT ran. */
+  payloadLiteral: (e: OutboxEvent) => string = (e) => literal(e.payload),
+): string {
   const plain: string[] = [];
   const fanned: string[] = [];
   const deliveries: string[] = [];
   for (const e of events) {
-    const values = `${literal(e.id)}, ${literal(e.projectId)}, ${literal(e.type)}, ${literal(e.payload)}, ${integer(e.createdAt)}`;
+    const values = `${literal(e.id)}, ${literal(e.projectId)}, ${literal(e.type)}, ${payloadLiteral(e)}, ${integer(e.createdAt)}`;
     const hooks = e.ifSubscribed ? subscribers.get(`${e.projectId}\n${e.type}`) : undefined;
     if (!e.ifSubscribed || !hooks?.length) {
       plain.push(`(${values})`);

@@ -24,7 +24,7 @@ import {
   type UserRow,
 } from '../store.js';
 import { Batcher } from '../batcher.js';
-import { type PendingJoin, writeJoins } from './join-batch.js';
+import { type PendingJoin, SubscriberGuesses, writeJoins } from './join-batch.js';
 import { PgLifecycle, rekeyReferrersIn } from './lifecycle.js';
 import { lockQueue } from './queue.js';
 import type { OutboxWrites } from '../outbox.js';
@@ -111,6 +111,8 @@ class PgStore implements Store {
   readonly events: PgEventStore;
   private outboxListeners: (() => void)[] = [];
   private readonly catalog: CatalogCache;
+  /** Each project's webhook subscribers as its last join batch read them (join-batch.ts). */
+  private readonly guesses = new SubscriberGuesses();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -351,15 +353,17 @@ class PgStore implements Store {
 
   private async insertBatch(batch: PendingJoin[]): Promise<InsertEntryResult[]> {
     // One transaction: join ordinals (the project's counter row, locked in project order), the rows,
-    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Three round
-    // trips: BEGIN with the ordinal reservations, the projects' webhook subscriptions and waiting
-    // totals, the INSERT, and the events (when a webhook subscribes, or for notices) with the keys'
-    // last use and COMMIT; a fourth for its emails only when it queues some. Each
-    // round trip waits for the event loop to read its answer between the turns that serve requests,
-    // so fewer of them hold the ordinal lock for fewer turns (docs/performance.md, rounds twelve and
-    // thirteen). The first and last are simple queries of several statements with their values
-    // inlined as escaped literals; the others are named statements (src/db/pg/named.ts).
-    const { ids, wrote } = await inTransaction(this.pool, (client) => writeJoins(client, batch));
+    // the referral credits of rows that enter the queue as waiting, and their outbox rows. Two round
+    // trips for a batch with no referral: BEGIN with the ordinal reservations, the projects' webhook
+    // subscriptions and waiting totals, and the INSERT (each row's ordinal computed from its project's
+    // counter by the INSERT itself); then the events (when a webhook subscribes, or for notices) with
+    // the keys' last use and COMMIT. A batch with a `ref` or a referrer to credit sends its INSERT as a
+    // round trip of its own, a named statement. A further one writes emails only when the batch queues
+    // some. Each round trip waits for the event loop to read its answer between the turns that serve
+    // requests, so fewer of them hold the ordinal lock for fewer turns (docs/performance.md, rounds
+    // twelve, thirteen and twenty-eight). The values of simple queries of several statements are
+    // inlined as escaped literals (src/db/pg/named.ts, literalRows in bulk.ts).
+    const { ids, wrote } = await inTransaction(this.pool, (client) => writeJoins(client, batch, this.guesses));
     // `wrote`: the committed transaction wrote outbox rows: wake the dispatcher (not when no event was wanted).
     if (wrote) this.outboxWritten();
     return batch.map((p) => (ids.has(p.row.id) ? 'inserted' : 'duplicate'));
