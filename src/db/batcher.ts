@@ -40,6 +40,13 @@ export interface BatcherOptions {
   fatal?: (err: unknown) => unknown;
   /** Most milliseconds a batch stays open while each event-loop turn brings new items (default 0: one turn). */
   lingerMs?: number;
+  /**
+   * Start writing the next batch before settling the callers of the one just written (default false).
+   * For a writer whose `write` sends its first statement and returns (PostgreSQL): the database works
+   * on the next batch while the callers of the last one answer their requests, instead of after.
+   * Not for a writer that does its work synchronously (SQLite): the callers would wait for it.
+   */
+  overlap?: boolean;
 }
 
 /** A queue that writes what was added together, one batch (one transaction) at a time. */
@@ -49,6 +56,7 @@ export class Batcher<T, R> {
   private readonly maxBatch: number;
   private readonly fatal: (err: unknown) => unknown;
   private readonly lingerMs: number;
+  private readonly overlap: boolean;
 
   constructor(
     private readonly write: BatchWriter<T, R>,
@@ -57,6 +65,7 @@ export class Batcher<T, R> {
     this.maxBatch = options.maxBatch ?? Number.POSITIVE_INFINITY;
     this.fatal = options.fatal ?? (() => undefined);
     this.lingerMs = options.lingerMs ?? 0;
+    this.overlap = options.overlap ?? false;
     if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
     if (!(this.lingerMs >= 0)) throw new RangeError('lingerMs must be at least 0');
   }
@@ -99,31 +108,49 @@ export class Batcher<T, R> {
   }
 
   private async run(): Promise<void> {
+    let settle: (() => void) | undefined;
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, this.maxBatch);
-        await this.writeBatch(batch);
+        // With overlap: the next batch's write has started (its synchronous part ran), now the last
+        // batch's callers. Without, writeBatch settled them itself before it returned, as they come
+        // before the next batch.
+        const writing = this.writeBatch(batch, this.overlap);
+        settle?.();
+        settle = await writing;
       }
     } finally {
+      settle?.();
       this.running = null;
     }
   }
 
-  private async writeBatch(batch: Waiting<T, R>[]): Promise<void> {
-    let results: R[];
+  /**
+   * Writes `batch` (retrying item by item, see above) and settles its callers, or with `defer`
+   * answers what settles them.
+   */
+  private async writeBatch(batch: Waiting<T, R>[], defer: boolean): Promise<(() => void) | undefined> {
+    let settle: () => void;
     try {
-      results = await this.write(batch.map((w) => w.item));
+      const results = await this.write(batch.map((w) => w.item));
       if (results.length !== batch.length) throw new Error(`batch writer returned ${results.length} results for ${batch.length} items`);
+      settle = () => {
+        for (const [i, w] of batch.entries()) w.resolve(results[i]!);
+      };
     } catch (err) {
       const whole = this.fatal(err);
       if (whole !== undefined || batch.length === 1) {
-        for (const w of batch) w.reject(whole ?? err);
-        return;
+        settle = () => {
+          for (const w of batch) w.reject(whole ?? err);
+        };
+      } else {
+        // One bad item must not fail its neighbours: each one alone, in order.
+        for (const w of batch) await this.writeBatch([w], false);
+        return undefined;
       }
-      // One bad item must not fail its neighbours: each one alone, in order.
-      for (const w of batch) await this.writeBatch([w]);
-      return;
     }
-    for (const [i, w] of batch.entries()) w.resolve(results[i]!);
+    if (defer) return settle;
+    settle();
+    return undefined;
   }
 }

@@ -196,4 +196,61 @@ describe('Batcher', () => {
       expect(batches.flat()).toEqual(Array.from({ length: all.length }, (_, i) => i));
     });
   });
+
+  it('with overlap, starts writing the next batch before settling the callers of the one written, one batch in flight', async () => {
+    const log: string[] = [];
+    const releases: (() => void)[] = [];
+    let inFlight = 0;
+    const b = new Batcher<number, number>(
+      async (batch) => {
+        log.push(`start ${batch.join(',')}`); // the synchronous part: what a PostgreSQL writer sends
+        expect(++inFlight).toBe(1);
+        await new Promise<void>((r) => releases.push(r));
+        inFlight--;
+        log.push(`end ${batch.join(',')}`);
+        return batch.map((n) => n * 10);
+      },
+      { overlap: true },
+    );
+    const first = b.add(1).then((v) => log.push(`settled 1 = ${v}`));
+    await tick();
+    const second = b.add(2).then((v) => log.push(`settled 2 = ${v}`)); // queued while batch 1 is in flight
+    await tick();
+    releases.shift()!();
+    await tick();
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'settled 1 = 10']);
+    releases.shift()!();
+    await Promise.all([first, second]);
+    expect(log.slice(4)).toEqual(['end 2', 'settled 2 = 20']);
+    // Without overlap the callers of a batch are settled before the next one starts (SQLite's order).
+    const plain: string[] = [];
+    const rel: (() => void)[] = [];
+    const c = new Batcher<number, number>(async (batch) => {
+      plain.push(`start ${batch.join(',')}`);
+      await new Promise<void>((r) => rel.push(r));
+      return batch;
+    });
+    const one = c.add(1).then(() => plain.push('settled 1'));
+    await tick();
+    const two = c.add(2).then(() => plain.push('settled 2'));
+    await tick();
+    rel.shift()!();
+    await tick();
+    expect(plain).toEqual(['start 1', 'settled 1', 'start 2']);
+    rel.shift()!();
+    await Promise.all([one, two]);
+  });
+
+  it('with overlap, a failing batch is still retried item by item, each settled in order', async () => {
+    const b = new Batcher<number, number>(
+      (batch) => {
+        if (batch.length > 1 || batch[0] === 2) throw new Error(`bad ${batch.join(',')}`);
+        return batch;
+      },
+      { overlap: true },
+    );
+    const r = await Promise.allSettled([b.add(1), b.add(2), b.add(3)]);
+    expect(r.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((r[1] as PromiseRejectedResult).reason.message).toBe('bad 2');
+  });
 });

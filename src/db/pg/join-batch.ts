@@ -90,6 +90,10 @@ async function writePlain(
   // PostgreSQL runs it: the project's ordinal lock is held from this round trip to the COMMIT, so work
   // done now is work the next batch does not wait for.
   const sent = client.query(`${opening}; ${insert}`) as unknown as Promise<pg.QueryResult[]>;
+  sent.catch(() => undefined); // awaited below; not an unhandled rejection while this waits a turn
+  // The batcher settles the last batch's callers once this returns (overlap, src/db/batcher.ts): their
+  // answers go out first, then this batch's outbox rows are built, all while PostgreSQL works.
+  await new Promise<void>((resolve) => setImmediate(resolve));
   let guessed: Prebuilt | undefined;
   try {
     guessed = prebuild(batch, guesses.of([...byProject.keys()]));

@@ -104,6 +104,7 @@ class PgStore implements Store {
   private readonly joins = new Batcher<PendingJoin, InsertEntryResult>((batch) => this.insertBatch(batch), {
     maxBatch: MAX_BATCH,
     fatal: pgUnavailable,
+    overlap: true,
   });
   private readonly sweeper: NodeJS.Timeout;
   private readonly surface: PgSurface;
