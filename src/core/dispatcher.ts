@@ -84,6 +84,8 @@ export class Dispatcher {
   private again = false;
   /** When the last round started (performance.now()). */
   private lastRound = Number.NEGATIVE_INFINITY;
+  /** How soon after the last round started a wake may start the next (see wake). */
+  private readonly wakeGapMs: number;
   private stopped = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly plan;
@@ -96,6 +98,7 @@ export class Dispatcher {
     this.concurrency = opts.concurrency ?? 16;
     this.shares = sharesFor(this.concurrency);
     this.plan = fanOutPlan(Boolean(opts.mailer));
+    this.wakeGapMs = store.dialect === 'pg' ? ROUND_GAP_MS : 0;
   }
 
   start() {
@@ -132,7 +135,7 @@ export class Dispatcher {
       return;
     }
     this.running = true;
-    const wait = this.store.dialect === 'pg' ? this.lastRound + ROUND_GAP_MS - performance.now() : 0;
+    const wait = this.lastRound + this.wakeGapMs - performance.now();
     if (wait > 0) setTimeout(() => void this.loop(), Math.ceil(wait));
     else setImmediate(() => void this.loop());
   }

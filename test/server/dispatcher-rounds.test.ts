@@ -47,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => dispose?.());
 
 describe(`the dispatcher's rounds on ${DIALECT}`, () => {
-  it('runs a round at once after a quiet spell, and under a stream of wakes no more often than its dialect allows', async () => {
+  it('runs a round on a wake after a quiet spell, and under a stream of wakes no more often than its dialect allows', async () => {
     let rounds = 0;
     const starts: number[] = [];
     // The real store, seen through a proxy that notes each round's first call (its fan-out).

@@ -31,7 +31,7 @@ export interface PendingJoin {
 export async function writeJoins(
   client: pg.PoolClient,
   batch: PendingJoin[],
-  guesses: SubscriberGuesses = new SubscriberGuesses(),
+  guesses: SubscriberGuesses,
 ): Promise<{ ids: Set<string>; wrote: boolean }> {
   const byProject = new Map<string, PendingJoin[]>();
   for (const p of batch) byProject.set(p.row.projectId, [...(byProject.get(p.row.projectId) ?? []), p]);
@@ -109,7 +109,7 @@ async function writePlain(
   const ids = new Set((opened.at(-1)!.rows as { id: string }[]).map((r) => r.id));
   for (const r of rows) if (!ids.has(r.id)) positionAtInsert.delete(r); // a duplicate: no position
   const outbox =
-    (guessed && ids.size === rows.length ? placed(guessed, batch, byProject, before, subscribers) : undefined) ??
+    (guessed && ids.size === rows.length ? placed(guessed, batch, byProject, ids, before, subscribers) : undefined) ??
     outboxOf(batch, byProject, ids, before, subscribers);
   return commit(client, batch, outbox, compactOrdinals(byProject, ids, reserved), ids);
 }
@@ -253,7 +253,7 @@ interface Prebuilt {
 function prebuild(batch: PendingJoin[], guess: Subscribers): Prebuilt | undefined {
   const tag = String(randomInt(100_000_000_000, 900_000_000_000));
   for (const [i, p] of batch.entries())
-    if (p.row.status === 'waiting' && p.row.deletedAt === null) positionAtInsert.set(p.row, Number(tag + String(i).padStart(4, '0')));
+    if (p.row.status === 'waiting' && p.row.deletedAt === null) positionAtInsert.set(p.row, Number(standIn(tag, i)));
   const events: OutboxEvent[] = [];
   const owner = new Map<OutboxEvent, number>();
   for (const [i, p] of batch.entries()) {
@@ -279,10 +279,11 @@ function placed(
   guessed: Prebuilt,
   batch: PendingJoin[],
   byProject: Map<string, PendingJoin[]>,
+  ids: Set<string>,
   before: { project_id: string; n: string }[],
   subscribers: Subscribers,
 ): Outbox | undefined {
-  newPositions(waitingOf(byProject, undefined), before);
+  newPositions(waitingOf(byProject, ids), before);
   const events = wantedEvents(guessed.events, subscribers);
   const place = (e: OutboxEvent): string => {
     const text = guessed.literals.get(e) ?? literal(e.payload);
@@ -293,7 +294,7 @@ function placed(
       if (at >= 0) throw new Misplaced();
       return text;
     }
-    const stand = guessed.tag + String(i).padStart(4, '0');
+    const stand = standIn(guessed.tag, i);
     if (at < 0 || !text.startsWith(stand, at) || text.includes(guessed.tag, at + 1)) throw new Misplaced();
     return text.slice(0, at) + String(position) + text.slice(at + stand.length);
   };
@@ -306,6 +307,9 @@ function placed(
 }
 
 class Misplaced extends Error {}
+
+/** The stand-in position of the batch's `i`-th entry: `tag` and `i` in 4 digits (a batch holds at most 500). */
+const standIn = (tag: string, i: number) => tag + String(i).padStart(4, '0');
 
 /**
  * The outbox rows of the batch's rows in `ids` (those inserted): first their positions (an
@@ -331,10 +335,10 @@ function outboxOf(
   return { events, emails, eventsText: events.length ? eventsInsertText(events, subscribers) : undefined };
 }
 
-/** The batch's new waiting entries by project (those in `ids`, or all). */
-function waitingOf(byProject: Map<string, PendingJoin[]>, ids: Set<string> | undefined): PendingJoin[][] {
+/** The batch's new waiting entries by project (those in `ids`, the rows inserted). */
+function waitingOf(byProject: Map<string, PendingJoin[]>, ids: Set<string>): PendingJoin[][] {
   return [...byProject.values()]
-    .map((group) => group.filter((p) => (!ids || ids.has(p.row.id)) && p.row.status === 'waiting' && p.row.deletedAt === null))
+    .map((group) => group.filter((p) => ids.has(p.row.id) && p.row.status === 'waiting' && p.row.deletedAt === null))
     .filter((group) => group.length > 0);
 }
 
